@@ -1,0 +1,386 @@
+//! A batch analysis: imported games, their jobs, the results as they arrive, the report.
+//!
+//! This is what every front end drives: the CLI with engine processes, the browser with
+//! Web Workers. It holds no engine and does no I/O.
+//!
+//! ```
+//! use fairsight::{analysis::Analysis, plan::Settings};
+//! let a = Analysis::from_pgn("1. e4 e5 *\n\n1. e4 Ke7 *", Settings::default());
+//! assert_eq!(a.games().len(), 2);
+//! assert!(a.games()[1].is_err(), "1... Ke7 is illegal: the e7 pawn is in the way");
+//! assert_eq!(a.jobs().len(), 1);
+//! assert_eq!(a.total_positions(), 2);
+//! ```
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::{
+    accuracy::{self, Sample},
+    eval, feature,
+    game::{Game, ImportError, Side},
+    pgn,
+    plan::{self, Book, Exclusion, Job, NoBook, Settings},
+    report::{EngineInfo, GameReport, PlayerReport, PlyReport, Report, SCHEMA, SideReport, Sides},
+    session::{JobResult, PositionAnalysis},
+};
+
+/// See the module docs.
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    settings: Settings,
+    games: Vec<Result<Game, ImportError>>,
+    /// Per game index, per ply index.
+    results: HashMap<usize, BTreeMap<usize, PositionAnalysis>>,
+    /// Pre-search exclusions, per game index, per ply index.
+    pre: HashMap<usize, BTreeMap<usize, Exclusion>>,
+}
+
+impl Analysis {
+    /// Imports a PGN text; failed games are kept as errors.
+    pub fn from_pgn(text: &str, settings: Settings) -> Analysis {
+        Analysis::new(pgn::import(text), settings, &NoBook)
+    }
+
+    /// From already imported games, with a book for the book exclusion.
+    pub fn new(
+        games: Vec<Result<Game, ImportError>>,
+        settings: Settings,
+        book: &dyn Book,
+    ) -> Analysis {
+        let mut pre = HashMap::new();
+        for g in games.iter().flatten() {
+            let ex: BTreeMap<usize, Exclusion> = (0..g.plies.len())
+                .filter_map(|i| plan::pre_exclusion(g, i, &settings, book).map(|e| (i, e)))
+                .collect();
+            pre.insert(g.index, ex);
+        }
+        Analysis {
+            settings,
+            games,
+            results: HashMap::new(),
+            pre,
+        }
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Every game of the input, imported or failed.
+    pub fn games(&self) -> &[Result<Game, ImportError>] {
+        &self.games
+    }
+
+    /// All jobs of all games, in game then chunk order.
+    pub fn jobs(&self) -> Vec<Job> {
+        let mut out = Vec::new();
+        for g in self.games.iter().flatten() {
+            let excluded = &self.pre[&g.index];
+            out.extend(plan::jobs_skipping(g, &self.settings, &|i| {
+                excluded.contains_key(&i)
+            }));
+        }
+        out
+    }
+
+    /// Positions to search in total.
+    pub fn total_positions(&self) -> usize {
+        self.games
+            .iter()
+            .flatten()
+            .map(|g| g.plies.len() - self.pre[&g.index].len())
+            .sum()
+    }
+
+    /// Positions searched so far.
+    pub fn done_positions(&self) -> usize {
+        self.results.values().map(BTreeMap::len).sum()
+    }
+
+    /// Records a finished job. Results for a position already recorded replace it (a
+    /// retried job counts once).
+    pub fn add_result(&mut self, result: JobResult) {
+        let game = self.results.entry(result.id.game).or_default();
+        for p in result.positions {
+            game.insert(p.ply_index, p);
+        }
+    }
+
+    /// The report of everything analysed so far.
+    pub fn report(&self, engine: EngineInfo) -> Report {
+        let games: Vec<GameReport> = self
+            .games
+            .iter()
+            .map(|g| match g {
+                Ok(game) => self.game_report(game),
+                Err(e) => error_report(e),
+            })
+            .collect();
+        let players = players(&games);
+        Report {
+            schema: SCHEMA,
+            settings: self.settings.clone(),
+            engine,
+            games,
+            players,
+        }
+    }
+
+    fn game_report(&self, game: &Game) -> GameReport {
+        let results = self.results.get(&game.index);
+        let pre = &self.pre[&game.index];
+        let plies: Vec<PlyReport> = game
+            .plies
+            .iter()
+            .enumerate()
+            .map(|(i, ply)| {
+                let analysis = results.and_then(|r| r.get(&i));
+                let features = analysis
+                    .map(|a| feature::features(game, ply, a, &self.settings))
+                    .unwrap_or_default();
+                let excluded = pre.get(&i).copied().or_else(|| {
+                    analysis.and_then(|_| feature::post_exclusion(ply, &features, &self.settings))
+                });
+                PlyReport {
+                    ply: ply.ply,
+                    move_number: ply.move_number,
+                    side: ply.side,
+                    san: ply.san.clone(),
+                    uci: ply.uci.clone(),
+                    fen: ply.fen_before.clone(),
+                    excluded,
+                    searched: analysis.is_some(),
+                    lines: analysis
+                        .map(|a| feature::lines(game, ply, a))
+                        .unwrap_or_default(),
+                    features,
+                    engine_probability: None,
+                    time_spent: ply.time_spent,
+                    clock: ply.clock,
+                    comments: ply.comments.clone(),
+                    nags: ply.nags.clone(),
+                }
+            })
+            .collect();
+        let sides = Sides {
+            white: side_report(game, &plies, Side::White),
+            black: side_report(game, &plies, Side::Black),
+        };
+        GameReport {
+            index: game.index,
+            line: game.line,
+            tags: game.tags.clone(),
+            error: None,
+            variant: game.variant,
+            start_fen: game.start_fen.clone(),
+            initial_comment: game.initial_comment.clone(),
+            outcome: game.outcome.clone(),
+            plies,
+            sides,
+        }
+    }
+}
+
+fn error_report(e: &ImportError) -> GameReport {
+    GameReport {
+        index: e.index,
+        line: e.line,
+        tags: e.tags.clone(),
+        error: Some(e.to_string()),
+        variant: Default::default(),
+        start_fen: String::new(),
+        initial_comment: None,
+        outcome: None,
+        plies: Vec::new(),
+        sides: Sides::default(),
+    }
+}
+
+/// The volatility weights of a game's searched positions, by ply index.
+fn weights(plies: &[PlyReport]) -> BTreeMap<usize, f64> {
+    let searched: Vec<(usize, f64)> = plies
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| p.features.eval.map(|e| (i, eval::score_win_percent(e))))
+        .collect();
+    let wins: Vec<f64> = searched.iter().map(|s| s.1).collect();
+    let w = eval::volatility_weights(&wins);
+    searched.iter().map(|s| s.0).zip(w).collect()
+}
+
+fn samples<'a>(
+    plies: &'a [PlyReport],
+    weights: &BTreeMap<usize, f64>,
+    side: Side,
+) -> (Vec<Sample<'a>>, BTreeMap<Exclusion, usize>) {
+    let mut samples = Vec::new();
+    let mut excluded = BTreeMap::new();
+    for (i, p) in plies.iter().enumerate().filter(|(_, p)| p.side == side) {
+        if let Some(e) = p.excluded {
+            *excluded.entry(e).or_insert(0) += 1;
+        } else if p.searched {
+            samples.push(Sample {
+                features: &p.features,
+                weight: weights.get(&i).copied().unwrap_or(1.0),
+            });
+        }
+    }
+    (samples, excluded)
+}
+
+fn side_report(game: &Game, plies: &[PlyReport], side: Side) -> SideReport {
+    let w = weights(plies);
+    let (samples, excluded) = samples(plies, &w, side);
+    SideReport {
+        player: game.player(side).to_owned(),
+        stats: accuracy::summarise(&samples, excluded),
+    }
+}
+
+/// Aggregates every side of every game by player name (case-insensitive).
+fn players(games: &[GameReport]) -> Vec<PlayerReport> {
+    struct Acc<'a> {
+        name: String,
+        games: usize,
+        white: usize,
+        black: usize,
+        samples: Vec<Sample<'a>>,
+        excluded: BTreeMap<Exclusion, usize>,
+    }
+    let mut order: Vec<String> = Vec::new();
+    let mut by_key: HashMap<String, Acc<'_>> = HashMap::new();
+    for g in games.iter().filter(|g| g.error.is_none()) {
+        let w = weights(&g.plies);
+        for side in [Side::White, Side::Black] {
+            let name = g.sides.get(side).player.clone();
+            let key = name.to_lowercase();
+            let acc = by_key.entry(key.clone()).or_insert_with(|| {
+                order.push(key.clone());
+                Acc {
+                    name,
+                    games: 0,
+                    white: 0,
+                    black: 0,
+                    samples: Vec::new(),
+                    excluded: BTreeMap::new(),
+                }
+            });
+            acc.games += 1;
+            match side {
+                Side::White => acc.white += 1,
+                Side::Black => acc.black += 1,
+            }
+            let (s, e) = samples(&g.plies, &w, side);
+            acc.samples.extend(s);
+            for (k, v) in e {
+                *acc.excluded.entry(k).or_insert(0) += v;
+            }
+        }
+    }
+    order
+        .iter()
+        .filter_map(|k| by_key.remove(k))
+        .map(|a| PlayerReport {
+            stats: accuracy::summarise(&a.samples, a.excluded),
+            name: a.name,
+            games: a.games,
+            white_games: a.white,
+            black_games: a.black,
+            z_scores: None,
+            ipr: None,
+            competence: None,
+            verdict: None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        session::{PvLine, Search},
+        uci::{Bound, Score},
+    };
+
+    fn fake_result(job: &Job, cp_of: impl Fn(usize) -> i32) -> JobResult {
+        JobResult {
+            id: job.id,
+            positions: job
+                .tasks
+                .iter()
+                .map(|t| PositionAnalysis {
+                    ply_index: t.ply_index,
+                    search: Search {
+                        lines: vec![PvLine {
+                            depth: 1,
+                            seldepth: None,
+                            multipv: 1,
+                            score: Score::Cp(cp_of(t.ply_index)),
+                            bound: Bound::Exact,
+                            nodes: None,
+                            pv: vec![t.played.clone()],
+                        }],
+                        bestmove: Some(t.played.clone()),
+                        nodes: 1,
+                        time_ms: 1,
+                    },
+                    played_search: None,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn report_covers_games_errors_sides_and_players() {
+        let pgn = "[White \"Ann\"]\n[Black \"Bob\"]\n\n1. e4 e5 2. Nf3 *\n\n\
+                   [White \"Carl\"]\n[Black \"Dan\"]\n\n1. e4 Kd8 *\n\n\
+                   [White \"bob\"]\n[Black \"ann\"]\n\n1. d4 d5 *\n";
+        let mut a = Analysis::from_pgn(pgn, Settings::default());
+        assert_eq!(a.games().len(), 3);
+        assert!(a.games()[1].is_err());
+        let jobs = a.jobs();
+        assert_eq!(jobs.len(), 2);
+        assert_eq!(a.total_positions(), 5);
+        for j in &jobs {
+            let r = fake_result(j, |i| if i == 2 { 500 } else { 10 });
+            a.add_result(r.clone());
+            a.add_result(r); // a retried job counts once
+        }
+        assert_eq!(a.done_positions(), 5);
+        let report = a.report(EngineInfo::default());
+        assert_eq!(report.schema, 1);
+        let g0 = &report.games[0];
+        assert_eq!(g0.plies.len(), 3);
+        assert_eq!(g0.plies[2].excluded, Some(Exclusion::Decided));
+        assert_eq!(g0.sides.white.player, "Ann");
+        assert_eq!(g0.sides.white.stats.analysed_plies, 1);
+        assert_eq!(g0.sides.white.stats.excluded[&Exclusion::Decided], 1);
+        assert_eq!(g0.sides.black.stats.match_rate, Some(1.0));
+        assert!(
+            report.games[1]
+                .error
+                .as_deref()
+                .unwrap()
+                .contains("Carl - Dan")
+        );
+        assert!(report.games[1].plies.is_empty());
+        let names: Vec<&str> = report.players.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["Ann", "Bob"],
+            "failed games add no players; case-insensitive"
+        );
+        let ann = &report.players[0];
+        assert_eq!((ann.games, ann.white_games, ann.black_games), (2, 1, 1));
+        assert_eq!(ann.stats.analysed_plies, 2);
+
+        let json = report.to_json();
+        assert!(json.contains("\"schema\": 1"));
+        assert!(json.contains("\"cpLoss\": 0"));
+        assert!(json.contains("\"engineScore\""));
+        assert!(json.contains("\"excluded\": \"decided\""));
+        let back = Report::from_json(&json).unwrap();
+        assert_eq!(back, report);
+    }
+}

@@ -1,0 +1,1215 @@
+//! Renderings of a [`Report`] as PGN: annotated for people and lichess-compatible tools
+//! ([`annotated_pgn`]), or in Crafty's `annotate` format ([`crafty_annotate`]).
+//!
+//! Pure: the caller writes the text wherever it goes.
+//!
+//! ```
+//! use fairsight::{analysis::Analysis, annotate, plan::Settings, report::EngineInfo};
+//! let a = Analysis::from_pgn("[White \"Ann\"]\n[Black \"Bob\"]\n\n1. e4 e5 *", Settings::default());
+//! let pgn = annotate::annotated_pgn(&a.report(EngineInfo::default()));
+//! assert!(pgn.starts_with("[White \"Ann\"]\n[Black \"Bob\"]\n[Annotator \"fairsight\"]\n\n1. e4 e5 "));
+//! assert!(pgn.ends_with(" *\n"));
+//! assert_eq!(annotate::parse_move_range("20-33"), Ok((20, 33)));
+//! ```
+
+use std::{fmt, fmt::Write as _, str::FromStr};
+
+use crate::{
+    feature::Judgement,
+    game::Side,
+    report::{GameReport, PlyReport, Report, SideReport},
+    uci::Score,
+};
+
+/// Movetext lines are wrapped between tokens to stay within this many columns (the PGN
+/// export format's limit); a single long comment may still exceed it.
+pub const LINE_WIDTH: usize = 79;
+
+/// The value of the `Annotator` tag we add when a game has none.
+pub const ANNOTATOR: &str = "fairsight";
+
+/// NAG of a move that beat the engine's first choice (`!!`).
+const BETTER_THAN_ENGINE_NAG: u8 = 3;
+
+/// The report as annotated PGN: original tags and moves, `[%eval]` comments (lichess
+/// format, White's point of view), judgement NAGs, the best line for inaccuracies,
+/// mistakes and blunders, and a summary comment per player. Games that failed to import
+/// are left out.
+pub fn annotated_pgn(report: &Report) -> String {
+    report
+        .games
+        .iter()
+        .filter(|g| g.error.is_none())
+        .map(annotated_game)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn annotated_game(game: &GameReport) -> String {
+    let mut out = tag_section(&game.tags);
+    let mut text = Movetext::new();
+    if let Some(c) = &game.initial_comment {
+        text.comment(c);
+    }
+    for (i, ply) in game.plies.iter().enumerate() {
+        text.san(ply.move_number, ply.side, &ply.san);
+        // Excluded plies keep their evaluation but get no verdict.
+        let counted = ply.excluded.is_none();
+        let judgement = ply.features.judgement.filter(|_| counted);
+        let better = counted && ply.features.better_than_engine;
+
+        let mut nags: Vec<u8> = Vec::new();
+        let ours = judgement.map(Judgement::nag).into_iter();
+        let ours = ours.chain(better.then_some(BETTER_THAN_ENGINE_NAG));
+        for n in ply.nags.iter().copied().chain(ours) {
+            if !nags.contains(&n) {
+                nags.push(n);
+            }
+        }
+        for n in nags {
+            text.nag(n);
+        }
+
+        let mut parts: Vec<String> = Vec::new();
+        if let Some(score) = eval_after(game, i) {
+            parts.push(format!("[%eval {}]", lichess_eval(score)));
+        }
+        parts.extend(
+            ply.comments
+                .iter()
+                .map(|c| strip_eval(c))
+                .filter(|c| !c.is_empty()),
+        );
+        let best = best_san(ply);
+        if let Some(j) = judgement {
+            let mut s = format!("{}.", judgement_name(j));
+            if let Some(b) = best {
+                let _ = write!(s, " Best was {b}.");
+            }
+            parts.push(s);
+        }
+        if better {
+            parts.push("Better than the engine's first choice.".to_owned());
+        }
+        if !parts.is_empty() {
+            text.comment(&parts.join(" "));
+        }
+
+        if judgement.is_some() {
+            let pv: Vec<&str> = match ply.lines.first() {
+                Some(l) if !l.pv_san.is_empty() => l.pv_san.iter().map(String::as_str).collect(),
+                _ => best.into_iter().collect(),
+            };
+            text.variation(ply.move_number, ply.side, &pv);
+        }
+    }
+    text.comment(&summary(Side::White, &game.sides.white));
+    text.comment(&summary(Side::Black, &game.sides.black));
+    text.token(result_token(game));
+    out.push_str(&text.finish());
+    out.push('\n');
+    out
+}
+
+/// The evaluation after a ply, White's point of view: the played move's score, else the
+/// next position's best score (the same position, searched as the next ply).
+fn eval_after(game: &GameReport, index: usize) -> Option<Score> {
+    game.plies[index].features.played_eval.or_else(|| {
+        game.plies
+            .get(index + 1)
+            .and_then(|next| next.features.eval)
+    })
+}
+
+fn best_san(ply: &PlyReport) -> Option<&str> {
+    ply.features
+        .best_san
+        .as_deref()
+        .or_else(|| ply.lines.first().map(|l| l.san.as_str()))
+        .filter(|s| !s.is_empty())
+}
+
+fn judgement_name(j: Judgement) -> &'static str {
+    match j {
+        Judgement::Inaccuracy => "Inaccuracy",
+        Judgement::Mistake => "Mistake",
+        Judgement::Blunder => "Blunder",
+    }
+}
+
+/// A score in lichess's `[%eval]` form: pawns with two decimals (`0.35`, `-1.20`) or a
+/// mate distance (`#3`, `#-2`).
+pub fn lichess_eval(score: Score) -> String {
+    match score {
+        Score::Cp(cp) => {
+            let sign = if cp < 0 { "-" } else { "" };
+            format!("{sign}{}", pawns(cp))
+        }
+        Score::Mate(m) => format!("#{m}"),
+    }
+}
+
+/// `|cp|` as pawns with two decimals, without a sign (integer maths: no `-0.00`).
+fn pawns(cp: i32) -> String {
+    let a = cp.unsigned_abs();
+    format!("{}.{:02}", a / 100, a % 100)
+}
+
+/// Removes `[%eval …]` commands (we write our own) and trims.
+fn strip_eval(comment: &str) -> String {
+    let mut rest = comment;
+    let mut out = String::with_capacity(comment.len());
+    while let Some(start) = rest.find("[%eval") {
+        let Some(len) = rest[start..].find(']') else {
+            break;
+        };
+        out.push_str(&rest[..start]);
+        rest = &rest[start + len + 1..];
+    }
+    out.push_str(rest);
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// One player's summary comment.
+fn summary(side: Side, s: &SideReport) -> String {
+    let colour = match side {
+        Side::White => "White",
+        Side::Black => "Black",
+    };
+    let mut out = if s.player.is_empty() {
+        colour.to_owned()
+    } else {
+        format!("{colour} ({})", s.player)
+    };
+    let a = &s.stats;
+    if a.analysed_plies == 0 {
+        out.push_str(": no moves analysed");
+    } else {
+        let mut parts = vec![count(a.analysed_plies, "move analysed", "moves analysed")];
+        if let Some(acpl) = a.acpl {
+            parts.push(format!("ACPL {acpl:.1}"));
+        }
+        if let Some(acc) = a.accuracy {
+            parts.push(format!("accuracy {acc:.1}%"));
+        }
+        if let Some(m) = a.match_rate {
+            let mut p = format!("engine match {:.0}%", m * 100.0);
+            if let Some((lo, hi)) = a.match_rate_ci95 {
+                let _ = write!(p, " [{:.0}-{:.0}%]", lo * 100.0, hi * 100.0);
+            }
+            parts.push(p);
+        }
+        parts.push(count(a.blunders, "blunder", "blunders"));
+        parts.push(count(a.mistakes, "mistake", "mistakes"));
+        parts.push(count(a.inaccuracies, "inaccuracy", "inaccuracies"));
+        let _ = write!(out, ": {}", parts.join(", "));
+    }
+    if !a.excluded.is_empty() {
+        let ex: Vec<String> = a
+            .excluded
+            .iter()
+            .map(|(e, n)| format!("{n} {}", e.name()))
+            .collect();
+        let _ = write!(out, "; excluded: {}", ex.join(", "));
+    }
+    out
+}
+
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The game termination marker: the movetext's, else a valid `Result` tag, else `*`.
+fn result_token(game: &GameReport) -> &str {
+    const RESULTS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
+    game.outcome
+        .as_deref()
+        .or_else(|| game.tag("Result"))
+        .filter(|r| RESULTS.contains(r))
+        .unwrap_or("*")
+}
+
+/// The tag pair section with its trailing blank line, `Annotator` added when absent.
+fn tag_section(tags: &[(String, String)]) -> String {
+    let mut out = String::new();
+    for (k, v) in tags {
+        let _ = writeln!(out, "[{k} \"{}\"]", escape_tag(v));
+    }
+    if !tags.iter().any(|(k, _)| k == "Annotator") {
+        let _ = writeln!(out, "[Annotator \"{ANNOTATOR}\"]");
+    }
+    out.push('\n');
+    out
+}
+
+fn escape_tag(value: &str) -> String {
+    value.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// Comment text that cannot end the comment early: `}` becomes `)`, line breaks spaces.
+fn sanitize_comment(text: &str) -> String {
+    text.replace('}', ")")
+        .replace(['\r', '\n'], " ")
+        .trim()
+        .to_owned()
+}
+
+/// Movetext being written: wraps between tokens, and knows when a Black move needs its
+/// number (at the start and after any comment, NAG or variation).
+struct Movetext {
+    text: String,
+    column: usize,
+    number_next: bool,
+}
+
+impl Movetext {
+    fn new() -> Movetext {
+        Movetext {
+            text: String::new(),
+            column: 0,
+            number_next: true,
+        }
+    }
+
+    fn token(&mut self, token: &str) {
+        let len = token.chars().count();
+        if self.column > 0 {
+            if self.column + 1 + len > LINE_WIDTH {
+                self.text.push('\n');
+                self.column = 0;
+            } else {
+                self.text.push(' ');
+                self.column += 1;
+            }
+        }
+        self.text.push_str(token);
+        self.column += len;
+    }
+
+    fn san(&mut self, number: u32, side: Side, san: &str) {
+        let token = move_token(number, side, san, self.number_next);
+        self.token(&token);
+        self.number_next = false;
+    }
+
+    fn nag(&mut self, nag: u8) {
+        self.token(&format!("${nag}"));
+        self.number_next = true;
+    }
+
+    fn comment(&mut self, text: &str) {
+        let text = sanitize_comment(text);
+        if !text.is_empty() {
+            self.token(&format!("{{{text}}}"));
+            self.number_next = true;
+        }
+    }
+
+    /// A variation replacing the move just written, which was `side`'s move `number`.
+    fn variation(&mut self, number: u32, side: Side, sans: &[&str]) {
+        if sans.is_empty() {
+            return;
+        }
+        let tokens = line_tokens(number, side, sans);
+        let last = tokens.len() - 1;
+        for (i, t) in tokens.iter().enumerate() {
+            let open = if i == 0 { "(" } else { "" };
+            let close = if i == last { ")" } else { "" };
+            self.token(&format!("{open}{t}{close}"));
+        }
+        self.number_next = true;
+    }
+
+    fn finish(self) -> String {
+        self.text
+    }
+}
+
+/// A move with its number when it needs one (`12. Nf3`, `12... Nf6`, `Nf6`).
+fn move_token(number: u32, side: Side, san: &str, number_black: bool) -> String {
+    match side {
+        Side::White => format!("{number}. {san}"),
+        Side::Black if number_black => format!("{number}... {san}"),
+        Side::Black => san.to_owned(),
+    }
+}
+
+/// A line of moves starting with `side`'s move `number`, numbered as in PGN.
+fn line_tokens(number: u32, side: Side, sans: &[&str]) -> Vec<String> {
+    let (mut number, mut side) = (number, side);
+    let mut out = Vec::with_capacity(sans.len());
+    for (i, san) in sans.iter().enumerate() {
+        out.push(move_token(number, side, san, i == 0));
+        if side == Side::Black {
+            number += 1;
+        }
+        side = side.other();
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// Crafty's annotate format.
+
+/// Which moves Crafty's `annotate` comments: a colour, both, or a player by name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SideFilter {
+    /// White's moves (`w`).
+    White,
+    /// Black's moves (`b`).
+    Black,
+    /// Both sides' moves (`wb` or `bw`).
+    Both,
+    /// The moves of the player whose `White` or `Black` tag contains this text
+    /// (case-sensitive); a game where both tags contain it is an error.
+    Name(String),
+}
+
+impl FromStr for SideFilter {
+    type Err = String;
+
+    /// Crafty's spelling: `w`, `b`, `wb`/`bw`, anything else is a name.
+    fn from_str(s: &str) -> Result<SideFilter, String> {
+        Ok(match s {
+            "" => return Err("empty side: expected w, b, wb or a player's name".to_owned()),
+            "w" => SideFilter::White,
+            "b" => SideFilter::Black,
+            "wb" | "bw" => SideFilter::Both,
+            name => SideFilter::Name(name.to_owned()),
+        })
+    }
+}
+
+/// The settings of [`crafty_annotate`] (Crafty's `annotate <colors|name> <moves> <margin>`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CraftyOptions {
+    /// Whose moves to comment.
+    pub side: SideFilter,
+    /// Full-move numbers to comment, inclusive (see [`parse_move_range`]).
+    pub moves: (u32, u32),
+    /// Comment a move when the best move scores more than this many pawns above it
+    /// (mover's side); a negative margin comments every selected move.
+    pub margin_pawns: f64,
+}
+
+/// A game [`crafty_annotate`] could not annotate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CraftyError {
+    /// The name filter matches both players of the game.
+    NameMatchesBoth {
+        /// 0-based index of the game in the input.
+        game: usize,
+        /// The name filter.
+        name: String,
+    },
+}
+
+impl fmt::Display for CraftyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CraftyError::NameMatchesBoth { game, name } => {
+                write!(f, "game {}: name \"{name}\" matches both players", game + 1)
+            }
+        }
+    }
+}
+
+impl std::error::Error for CraftyError {}
+
+/// What [`crafty_output`] produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CraftyOutput {
+    /// The PGN text. A game in `errors` is written with its moves only and the error as
+    /// its first comment (`{fairsight: game N: …}`).
+    pub pgn: String,
+    /// Games that could not be annotated.
+    pub errors: Vec<CraftyError>,
+    /// 0-based indices of the games left out because the name matches neither player.
+    pub skipped: Vec<usize>,
+}
+
+/// The report in Crafty's annotate format (see [`crafty_output`]), as PGN text.
+pub fn crafty_annotate(report: &Report, opts: &CraftyOptions) -> String {
+    crafty_output(report, opts).pgn
+}
+
+/// The report in Crafty's annotate format: tags and moves, and after each selected move
+/// whose best move beats it by more than the margin the comment
+/// `{real_value (depth:best_value PV)}`, values in pawns from the mover's side.
+/// Games that failed to import are left out.
+pub fn crafty_output(report: &Report, opts: &CraftyOptions) -> CraftyOutput {
+    let mut games = Vec::new();
+    let mut errors = Vec::new();
+    let mut skipped = Vec::new();
+    for game in report.games.iter().filter(|g| g.error.is_none()) {
+        let selected = match &opts.side {
+            SideFilter::White => [true, false],
+            SideFilter::Black => [false, true],
+            SideFilter::Both => [true, true],
+            SideFilter::Name(name) => {
+                let has = |tag| game.tag(tag).is_some_and(|v| v.contains(name.as_str()));
+                match [has("White"), has("Black")] {
+                    [true, true] => {
+                        let e = CraftyError::NameMatchesBoth {
+                            game: game.index,
+                            name: name.clone(),
+                        };
+                        games.push(crafty_game(game, opts, [false, false], Some(&e)));
+                        errors.push(e);
+                        continue;
+                    }
+                    [false, false] => {
+                        skipped.push(game.index);
+                        continue;
+                    }
+                    sides => sides,
+                }
+            }
+        };
+        games.push(crafty_game(game, opts, selected, None));
+    }
+    CraftyOutput {
+        pgn: games.join("\n"),
+        errors,
+        skipped,
+    }
+}
+
+/// `selected`: whether White's, Black's moves are commented.
+fn crafty_game(
+    game: &GameReport,
+    opts: &CraftyOptions,
+    selected: [bool; 2],
+    error: Option<&CraftyError>,
+) -> String {
+    let mut out = tag_section(&game.tags);
+    let mut text = Movetext::new();
+    if let Some(e) = error {
+        text.comment(&format!("fairsight: {e}"));
+    }
+    let (from, to) = opts.moves;
+    for ply in &game.plies {
+        text.san(ply.move_number, ply.side, &ply.san);
+        let side_selected = match ply.side {
+            Side::White => selected[0],
+            Side::Black => selected[1],
+        };
+        if side_selected
+            && (from..=to).contains(&ply.move_number)
+            && let Some(c) = crafty_comment(ply, opts.margin_pawns)
+        {
+            text.comment(&c);
+        }
+    }
+    text.token(result_token(game));
+    out.push_str(&text.finish());
+    out.push('\n');
+    out
+}
+
+/// `real_value (depth:best_value PV)` when the best move beats the played one by more
+/// than the margin (mates compared by [`Score::order_key`]: a shorter mate is better).
+fn crafty_comment(ply: &PlyReport, margin_pawns: f64) -> Option<String> {
+    let sign = ply.side.sign();
+    let best = ply.features.eval?.with_sign(sign);
+    let played = ply.features.played_eval?.with_sign(sign);
+    let line = ply.lines.first()?;
+    let drop_cp = (best.order_key() - played.order_key()) as f64;
+    // Scores are whole centipawns: compare at that resolution (0.3 × 100 is not 30).
+    if margin_pawns >= 0.0 && drop_cp <= (margin_pawns * 100.0).round() {
+        return None;
+    }
+    let mut s = format!(
+        "{} ({}:{}",
+        crafty_value(played),
+        line.depth,
+        crafty_value(best)
+    );
+    for san in &line.pv_san {
+        s.push(' ');
+        s.push_str(san);
+    }
+    s.push(')');
+    Some(s)
+}
+
+/// A mover's-side score as Crafty prints it: `+0.42`, `-0.35`, `Mate3`, `-Mate2`.
+pub fn crafty_value(score: Score) -> String {
+    match score {
+        Score::Cp(cp) => {
+            let sign = if cp < 0 { '-' } else { '+' };
+            format!("{sign}{}", pawns(cp))
+        }
+        Score::Mate(m) if m > 0 => format!("Mate{m}"),
+        Score::Mate(m) => format!("-Mate{}", m.unsigned_abs()),
+    }
+}
+
+/// Parses Crafty's move range: `20-33` (inclusive), or `20` for move 20 to the end.
+pub fn parse_move_range(s: &str) -> Result<(u32, u32), String> {
+    let number = |t: &str| -> Result<u32, String> {
+        let n: u32 = t
+            .trim()
+            .parse()
+            .map_err(|_| format!("invalid move number \"{}\"", t.trim()))?;
+        if n == 0 {
+            return Err("move numbers start at 1".to_owned());
+        }
+        Ok(n)
+    };
+    match s.split_once('-') {
+        Some((a, b)) => {
+            let (a, b) = (number(a)?, number(b)?);
+            if a > b {
+                return Err(format!("empty move range {a}-{b}"));
+            }
+            Ok((a, b))
+        }
+        None => Ok((number(s)?, u32::MAX)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        analysis::Analysis,
+        feature::{Line, MoveFeatures},
+        game::{STANDARD_START_FEN, Variant},
+        pgn,
+        plan::{Exclusion, Settings},
+        report::{EngineInfo, Sides},
+        session::{JobResult, PositionAnalysis, PvLine, Search},
+        uci::Bound,
+    };
+    use shakmaty::{CastlingMode, Chess, Position, fen::Fen};
+
+    fn ply(move_number: u32, side: Side, san: &str) -> PlyReport {
+        PlyReport {
+            ply: 2 * (move_number - 1) + u32::from(side == Side::Black) + 1,
+            move_number,
+            side,
+            san: san.to_owned(),
+            uci: String::new(),
+            fen: String::new(),
+            excluded: None,
+            searched: false,
+            features: MoveFeatures::default(),
+            lines: Vec::new(),
+            engine_probability: None,
+            time_spent: None,
+            clock: None,
+            comments: Vec::new(),
+            nags: Vec::new(),
+        }
+    }
+
+    /// Plies from `sans`, the first being `side`'s move `number`.
+    fn plies(number: u32, side: Side, sans: &[&str]) -> Vec<PlyReport> {
+        let (mut number, mut side) = (number, side);
+        sans.iter()
+            .map(|san| {
+                let p = ply(number, side, san);
+                if side == Side::Black {
+                    number += 1;
+                }
+                side = side.other();
+                p
+            })
+            .collect()
+    }
+
+    /// Marks a ply searched: best and played scores (White's side), the best line's SAN.
+    fn search(p: &mut PlyReport, best: Score, played: Score, pv: &[&str]) {
+        p.searched = true;
+        p.features.eval = Some(best);
+        p.features.played_eval = Some(played);
+        p.features.best_san = pv.first().map(|s| s.to_string());
+        p.lines = vec![Line {
+            multipv: 1,
+            depth: 14,
+            uci: String::new(),
+            san: pv.first().map(|s| s.to_string()).unwrap_or_default(),
+            score: best,
+            pv_san: pv.iter().map(|s| s.to_string()).collect(),
+            pv: Vec::new(),
+        }];
+    }
+
+    fn game(tags: &[(&str, &str)], plies: Vec<PlyReport>) -> GameReport {
+        let tags: Vec<(String, String)> = tags
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let player = |name: &str| {
+            tags.iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default()
+        };
+        let sides = Sides {
+            white: SideReport {
+                player: player("White"),
+                ..SideReport::default()
+            },
+            black: SideReport {
+                player: player("Black"),
+                ..SideReport::default()
+            },
+        };
+        GameReport {
+            index: 0,
+            line: 1,
+            tags,
+            error: None,
+            variant: Variant::Standard,
+            start_fen: STANDARD_START_FEN.to_owned(),
+            initial_comment: None,
+            outcome: Some("*".to_owned()),
+            plies,
+            sides,
+        }
+    }
+
+    fn report(mut games: Vec<GameReport>) -> Report {
+        for (i, g) in games.iter_mut().enumerate() {
+            g.index = i;
+        }
+        Report {
+            schema: crate::report::SCHEMA,
+            settings: Settings::default(),
+            engine: EngineInfo::default(),
+            games,
+            players: Vec::new(),
+        }
+    }
+
+    /// The movetext of the only game, on one line.
+    fn movetext(pgn: &str) -> String {
+        let (_, text) = pgn.split_once("\n\n").expect("a tag section");
+        text.trim_end().replace('\n', " ")
+    }
+
+    const NONE_ANALYSED: &str = "{White: no moves analysed} {Black: no moves analysed}";
+
+    #[test]
+    fn numbers_black_moves_after_comments_nags_and_at_a_black_start() {
+        let mut ps = plies(1, Side::White, &["e4", "e5", "Nf3", "Nc6", "Bb5"]);
+        ps[0].comments = vec!["[%clk 0:03:00]".to_owned()];
+        ps[2].nags = vec![1];
+        let g = game(&[], ps);
+        assert_eq!(
+            movetext(&annotated_pgn(&report(vec![g]))),
+            format!("1. e4 {{[%clk 0:03:00]}} 1... e5 2. Nf3 $1 2... Nc6 3. Bb5 {NONE_ANALYSED} *")
+        );
+
+        let fen = "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/3P1N2/PPP2PPP/RNBQK2R b KQkq - 0 12";
+        let mut g = game(
+            &[("SetUp", "1"), ("FEN", fen)],
+            plies(12, Side::Black, &["d6", "O-O", "O-O"]),
+        );
+        g.start_fen = fen.to_owned();
+        g.initial_comment = Some("from a position".to_owned());
+        let pgn = annotated_pgn(&report(vec![g]));
+        assert!(pgn.starts_with(&format!("[SetUp \"1\"]\n[FEN \"{fen}\"]\n")));
+        assert_eq!(
+            movetext(&pgn),
+            format!("{{from a position}} 12... d6 13. O-O O-O {NONE_ANALYSED} *")
+        );
+        let mut g = game(&[], plies(12, Side::Black, &["d6", "O-O"]));
+        g.outcome = None;
+        g.tags.push(("Result".to_owned(), "1/2-1/2".to_owned()));
+        assert_eq!(
+            movetext(&annotated_pgn(&report(vec![g]))),
+            format!("12... d6 13. O-O {NONE_ANALYSED} 1/2-1/2"),
+            "the Result tag stands in for a missing result token"
+        );
+    }
+
+    #[test]
+    fn evals_are_whites_view_in_lichess_format() {
+        for (score, text) in [
+            (Score::Cp(35), "0.35"),
+            (Score::Cp(-120), "-1.20"),
+            (Score::Cp(-5), "-0.05"),
+            (Score::Cp(0), "0.00"),
+            (Score::Cp(1234), "12.34"),
+            (Score::Mate(3), "#3"),
+            (Score::Mate(-2), "#-2"),
+        ] {
+            assert_eq!(lichess_eval(score), text);
+        }
+
+        let mut ps = plies(1, Side::White, &["e4", "e5", "Nf3", "Nc6"]);
+        search(&mut ps[0], Score::Cp(30), Score::Cp(35), &["e4"]);
+        ps[0].comments = vec!["[%eval 0.10] [%clk 0:01:00] good".to_owned()];
+        // No played evaluation: the next position's evaluation stands in.
+        ps[1].features.eval = None;
+        search(&mut ps[2], Score::Mate(-2), Score::Mate(-2), &["Nf3"]);
+        ps[2].features.played_eval = None;
+        search(&mut ps[3], Score::Mate(4), Score::Mate(4), &["Nc6"]);
+        let text = movetext(&annotated_pgn(&report(vec![game(&[], ps)])));
+        assert_eq!(
+            text,
+            format!(
+                "1. e4 {{[%eval 0.35] [%clk 0:01:00] good}} 1... e5 {{[%eval #-2]}} \
+                 2. Nf3 {{[%eval #4]}} 2... Nc6 {{[%eval #4]}} {NONE_ANALYSED} *"
+            )
+        );
+        assert_eq!(strip_eval("[%eval 1.0][%clk 0:00:05]"), "[%clk 0:00:05]");
+        assert_eq!(strip_eval("[%eval 1.0]"), "");
+    }
+
+    #[test]
+    fn nags_are_kept_added_once_and_skipped_on_excluded_plies() {
+        let mut ps = plies(1, Side::White, &["e4", "e5", "Nf3", "Nc6", "Bb5"]);
+        // Original `?` and our mistake: one `$2`.
+        ps[0].nags = vec![2];
+        ps[0].features.judgement = Some(Judgement::Mistake);
+        // Original `!` kept before our blunder.
+        ps[1].nags = vec![1];
+        ps[1].features.judgement = Some(Judgement::Blunder);
+        ps[2].features.judgement = Some(Judgement::Inaccuracy);
+        ps[2].nags = vec![6, 6];
+        ps[3].features.better_than_engine = true;
+        // Excluded: no verdict at all.
+        ps[4].excluded = Some(Exclusion::Decided);
+        ps[4].features.judgement = Some(Judgement::Blunder);
+        ps[4].features.better_than_engine = true;
+        let text = movetext(&annotated_pgn(&report(vec![game(&[], ps)])));
+        assert_eq!(
+            text,
+            format!(
+                "1. e4 $2 {{Mistake.}} 1... e5 $1 $4 {{Blunder.}} 2. Nf3 $6 {{Inaccuracy.}} \
+                 2... Nc6 $3 {{Better than the engine's first choice.}} 3. Bb5 {NONE_ANALYSED} *"
+            )
+        );
+    }
+
+    #[test]
+    fn judged_moves_get_the_best_line_with_move_numbers() {
+        let mut ps = plies(12, Side::White, &["h3", "h6", "a3", "a6"]);
+        ps[0].features.judgement = Some(Judgement::Mistake);
+        search(
+            &mut ps[0],
+            Score::Cp(40),
+            Score::Cp(-80),
+            &["Nf3", "Nc6", "O-O"],
+        );
+        ps[1].features.judgement = Some(Judgement::Blunder);
+        search(
+            &mut ps[1],
+            Score::Cp(-80),
+            Score::Mate(2),
+            &["Nf6", "O-O", "Be7"],
+        );
+        // Only the best move known: a one-move variation.
+        ps[2].features.judgement = Some(Judgement::Inaccuracy);
+        ps[2].features.best_san = Some("Qe2".to_owned());
+        let text = movetext(&annotated_pgn(&report(vec![game(&[], ps)])));
+        assert_eq!(
+            text,
+            format!(
+                "12. h3 $2 {{[%eval -0.80] Mistake. Best was Nf3.}} (12. Nf3 Nc6 13. O-O) \
+                 12... h6 $4 {{[%eval #2] Blunder. Best was Nf6.}} (12... Nf6 13. O-O Be7) \
+                 13. a3 $6 {{Inaccuracy. Best was Qe2.}} (13. Qe2) 13... a6 {NONE_ANALYSED} *"
+            )
+        );
+    }
+
+    #[test]
+    fn summary_comment_per_player() {
+        let mut g = game(
+            &[("White", "Carlsen"), ("Black", "Nepo")],
+            plies(1, Side::White, &["e4"]),
+        );
+        let w = &mut g.sides.white.stats;
+        w.analysed_plies = 31;
+        w.acpl = Some(22.43);
+        w.accuracy = Some(88.06);
+        w.match_rate = Some(0.52);
+        w.match_rate_ci95 = Some((0.41, 0.634));
+        w.mistakes = 1;
+        w.inaccuracies = 2;
+        w.excluded.insert(Exclusion::Forced, 1);
+        w.excluded.insert(Exclusion::Book, 4);
+        g.sides.black.stats.excluded.insert(Exclusion::Early, 3);
+        let mut b = game(&[], plies(1, Side::White, &["d4"]));
+        b.sides.white.stats.analysed_plies = 1;
+        b.sides.white.stats.blunders = 1;
+        let pgn = annotated_pgn(&report(vec![g, b])).replace('\n', " ");
+        assert!(
+            pgn.contains(
+                "{White (Carlsen): 31 moves analysed, ACPL 22.4, accuracy 88.1%, \
+                 engine match 52% [41-63%], 0 blunders, 1 mistake, 2 inaccuracies; \
+                 excluded: 4 book, 1 forced} {Black (Nepo): no moves analysed; \
+                 excluded: 3 early} *"
+            ),
+            "{pgn}"
+        );
+        assert!(pgn.contains(
+            "{White: 1 move analysed, 1 blunder, 0 mistakes, 0 inaccuracies} \
+             {Black: no moves analysed} *"
+        ));
+    }
+
+    #[test]
+    fn escapes_tags_and_comment_braces() {
+        let mut ps = plies(1, Side::White, &["e4"]);
+        ps[0].comments = vec!["a } b\nc".to_owned()];
+        let mut g = game(
+            &[
+                ("Event", "He said \"hi\" \\o/"),
+                ("White", "x}y"),
+                ("Annotator", "me"),
+            ],
+            ps,
+        );
+        g.initial_comment = Some("{nested}".to_owned());
+        let pgn = annotated_pgn(&report(vec![g]));
+        assert_eq!(
+            pgn,
+            "[Event \"He said \\\"hi\\\" \\\\o/\"]\n[White \"x}y\"]\n[Annotator \"me\"]\n\n\
+             {{nested)} 1. e4 {a ) b c} {White (x)y): no moves analysed}\n\
+             {Black: no moves analysed} *\n"
+        );
+    }
+
+    #[test]
+    fn leaves_out_failed_games_and_separates_games_by_a_blank_line() {
+        let mut failed = game(&[("White", "Bad")], Vec::new());
+        failed.error = Some("game 2: illegal move".to_owned());
+        let a = game(&[("Round", "1")], plies(1, Side::White, &["e4"]));
+        let b = game(&[("Round", "3")], plies(1, Side::White, &["d4"]));
+        let pgn = annotated_pgn(&report(vec![a, failed, b]));
+        assert!(!pgn.contains("Bad"));
+        let blocks: Vec<&str> = pgn.split("\n\n").collect();
+        assert_eq!(blocks.len(), 4, "{pgn}");
+        assert!(blocks[1].ends_with(" *") && blocks[2].starts_with("[Round \"3\"]"));
+        assert!(pgn.ends_with("*\n") && !pgn.ends_with("\n\n"));
+    }
+
+    #[test]
+    fn wraps_movetext_between_tokens() {
+        let sans: Vec<&str> = ["Nf3", "Nf6", "Ng1", "Ng8"].repeat(30);
+        let pgn = annotated_pgn(&report(vec![game(&[], plies(1, Side::White, &sans))]));
+        let text = pgn.split_once("\n\n").unwrap().1;
+        assert!(text.lines().count() > 5);
+        for line in text.lines() {
+            assert!(line.len() <= LINE_WIDTH, "{line}");
+            assert!(!line.starts_with(' ') && !line.ends_with(' '));
+            // A move number never ends a line.
+            assert!(!line.ends_with('.'), "{line}");
+        }
+        assert!(movetext(&pgn).starts_with("1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3"));
+    }
+
+    // ---- Crafty ----
+
+    /// `1. e4 e5 2. Nf3 Nc6 3. Bb5 a6`, every ply searched. Drops for the mover (pawns):
+    /// e4 0, e5 0.30, Nf3 0.60, Nc6 0, Bb5 mate missed, a6 mate allowed.
+    fn crafty_game_report(white: &str, black: &str) -> GameReport {
+        let mut ps = plies(1, Side::White, &["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"]);
+        search(&mut ps[0], Score::Cp(30), Score::Cp(30), &["e4", "e5"]);
+        search(&mut ps[1], Score::Cp(30), Score::Cp(60), &["c5", "Nf3"]);
+        search(&mut ps[2], Score::Cp(50), Score::Cp(-10), &["d4"]);
+        search(&mut ps[3], Score::Cp(20), Score::Cp(20), &["Nc6"]);
+        search(
+            &mut ps[4],
+            Score::Mate(3),
+            Score::Cp(500),
+            &["Qh5", "g6", "Qxf7#"],
+        );
+        search(&mut ps[5], Score::Cp(-120), Score::Mate(2), &["Nf6"]);
+        game(&[("White", white), ("Black", black)], ps)
+    }
+
+    fn opts(side: &str, moves: &str, margin_pawns: f64) -> CraftyOptions {
+        CraftyOptions {
+            side: side.parse().unwrap(),
+            moves: parse_move_range(moves).unwrap(),
+            margin_pawns,
+        }
+    }
+
+    /// The Crafty comments of the output, in order.
+    fn comments(pgn: &str) -> Vec<String> {
+        pgn.split('{')
+            .skip(1)
+            .map(|c| c.split_once('}').unwrap().0.to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn crafty_comment_text_is_exact() {
+        let r = report(vec![crafty_game_report("Anand, V", "Carlsen, M")]);
+        let out = crafty_annotate(&r, &opts("wb", "1-999", 0.0));
+        assert_eq!(
+            out,
+            "[White \"Anand, V\"]\n[Black \"Carlsen, M\"]\n[Annotator \"fairsight\"]\n\n\
+             1. e4 e5 {-0.60 (14:-0.30 c5 Nf3)} 2. Nf3 {-0.10 (14:+0.50 d4)} 2... Nc6 3. Bb5\n\
+             {+5.00 (14:Mate3 Qh5 g6 Qxf7#)} 3... a6 {-Mate2 (14:+1.20 Nf6)} *\n"
+        );
+        for (score, text) in [
+            (Score::Cp(42), "+0.42"),
+            (Score::Cp(-35), "-0.35"),
+            (Score::Cp(0), "+0.00"),
+            (Score::Mate(3), "Mate3"),
+            (Score::Mate(-2), "-Mate2"),
+        ] {
+            assert_eq!(crafty_value(score), text);
+        }
+    }
+
+    #[test]
+    fn crafty_side_filters() {
+        let r = report(vec![crafty_game_report("Anand, V", "Carlsen, M")]);
+        let count = |side: &str| comments(&crafty_annotate(&r, &opts(side, "1", -1.0))).len();
+        assert_eq!(count("w"), 3);
+        assert_eq!(count("b"), 3);
+        assert_eq!(count("wb"), 6);
+        assert_eq!(count("bw"), 6);
+        assert_eq!(count("Carlsen"), 3);
+        let black = crafty_annotate(&r, &opts("Carlsen", "1", 0.0));
+        assert_eq!(
+            comments(&black),
+            ["-0.60 (14:-0.30 c5 Nf3)", "-Mate2 (14:+1.20 Nf6)"]
+        );
+
+        // Case-sensitive: no match, the game is left out.
+        let out = crafty_output(&r, &opts("carlsen", "1", 0.0));
+        assert_eq!(out.pgn, "");
+        assert_eq!(out.skipped, [0]);
+        assert!(out.errors.is_empty());
+    }
+
+    #[test]
+    fn crafty_name_in_both_players_is_a_game_error_not_a_failure() {
+        let r = report(vec![
+            crafty_game_report("Anand, V", "Carlsen, M"),
+            crafty_game_report("Carlsen, M", "Caruana, F"),
+            crafty_game_report("Kasparov, G", "Karpov, A"),
+        ]);
+        let out = crafty_output(&r, &opts(", ", "1", 0.0));
+        assert_eq!(
+            out.errors,
+            [
+                CraftyError::NameMatchesBoth {
+                    game: 0,
+                    name: ", ".to_owned()
+                },
+                CraftyError::NameMatchesBoth {
+                    game: 1,
+                    name: ", ".to_owned()
+                },
+                CraftyError::NameMatchesBoth {
+                    game: 2,
+                    name: ", ".to_owned()
+                },
+            ]
+        );
+        assert!(
+            out.pgn
+                .contains("\n\n{fairsight: game 2: name \", \" matches both players} 1. e4")
+        );
+        assert_eq!(
+            comments(&out.pgn).len(),
+            3,
+            "only the errors: no move comments"
+        );
+
+        let out = crafty_output(&r, &opts("Carlsen", "1", 0.0));
+        assert_eq!(out.errors.len(), 0);
+        assert_eq!(out.skipped, [2]);
+        let games: Vec<&str> = out.pgn.split("\n\n[").collect();
+        assert_eq!(games.len(), 2);
+        // Game 1: Carlsen is Black; game 2: White.
+        assert_eq!(comments(games[0]).len(), 2);
+        assert_eq!(
+            comments(games[1]),
+            ["-0.10 (14:+0.50 d4)", "+5.00 (14:Mate3 Qh5 g6 Qxf7#)"]
+        );
+
+        let out = crafty_output(&r, &opts("Car", "1", 0.0));
+        assert_eq!(out.errors.len(), 1, "game 2 only");
+        assert!(
+            out.pgn
+                .contains("{fairsight: game 2: name \"Car\" matches both players}")
+        );
+        assert_eq!(comments(&out.pgn).len(), 1 + 2, "game 1 still annotated");
+    }
+
+    #[test]
+    fn crafty_move_range_and_margin() {
+        let r = report(vec![crafty_game_report("A", "B")]);
+        let texts = |moves: &str, margin: f64| -> Vec<String> {
+            comments(&crafty_annotate(&r, &opts("wb", moves, margin)))
+        };
+        assert_eq!(
+            texts("2-2", -1.0),
+            ["-0.10 (14:+0.50 d4)", "-0.20 (14:-0.20 Nc6)"]
+        );
+        assert_eq!(texts("3", 0.0).len(), 2);
+        assert_eq!(texts("1-1", 0.0), ["-0.60 (14:-0.30 c5 Nf3)"]);
+        // Strictly more than the margin: the 0.60 drop needs a margin below 0.60.
+        assert_eq!(texts("1-999", 0.6).len(), 2, "only the mates");
+        assert_eq!(texts("1-999", 0.59).len(), 3);
+        assert_eq!(texts("1-999", 0.5).len(), 3);
+        assert_eq!(texts("1-999", 0.3).len(), 3);
+        assert_eq!(texts("1-999", 0.29).len(), 4);
+        // Negative: every selected move, even those that lost nothing.
+        assert_eq!(texts("1-999", -0.01).len(), 6);
+        assert_eq!(
+            texts("1-999", 100.0).len(),
+            2,
+            "a missed mate beats any margin"
+        );
+        // Shorter mate missed for a longer one: a tiny drop (mate distances).
+        let mut g = crafty_game_report("A", "B");
+        search(&mut g.plies[4], Score::Mate(3), Score::Mate(5), &["Qh5"]);
+        let r = report(vec![g]);
+        let c = comments(&crafty_annotate(&r, &opts("w", "3-3", 0.0)));
+        assert_eq!(c, ["Mate5 (14:Mate3 Qh5)"]);
+        assert!(comments(&crafty_annotate(&r, &opts("w", "3-3", 0.1))).is_empty());
+        // Unsearched plies have nothing to say.
+        let r = report(vec![game(&[], plies(1, Side::White, &["e4", "e5"]))]);
+        assert!(comments(&crafty_annotate(&r, &opts("wb", "1", -1.0))).is_empty());
+    }
+
+    #[test]
+    fn parses_side_filters_and_move_ranges() {
+        assert_eq!("w".parse(), Ok(SideFilter::White));
+        assert_eq!("b".parse(), Ok(SideFilter::Black));
+        assert_eq!("wb".parse(), Ok(SideFilter::Both));
+        assert_eq!("bw".parse(), Ok(SideFilter::Both));
+        assert_eq!("Karpov".parse(), Ok(SideFilter::Name("Karpov".to_owned())));
+        assert!("".parse::<SideFilter>().is_err());
+
+        assert_eq!(parse_move_range("20-33"), Ok((20, 33)));
+        assert_eq!(parse_move_range("20"), Ok((20, u32::MAX)));
+        assert_eq!(parse_move_range("1-999"), Ok((1, 999)));
+        assert_eq!(parse_move_range("7-7"), Ok((7, 7)));
+        assert_eq!(parse_move_range(" 3 - 5 "), Ok((3, 5)));
+        for bad in [
+            "33-20", "x", "1-y", "", "-5", "5-", "0", "0-3", "1-2-3", "2.5",
+        ] {
+            assert!(parse_move_range(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            parse_move_range("33-20"),
+            Err("empty move range 33-20".to_owned())
+        );
+    }
+
+    // ---- Round trip ----
+
+    /// `[%eval X]` of a comment, read back.
+    fn parse_eval(comment: &str) -> Option<Score> {
+        let rest = &comment[comment.find("[%eval ")? + "[%eval ".len()..];
+        let value = &rest[..rest.find(']')?];
+        if let Some(m) = value.strip_prefix('#') {
+            return m.parse().ok().map(Score::Mate);
+        }
+        let pawns: f64 = value.parse().ok()?;
+        Some(Score::Cp((pawns * 100.0).round() as i32))
+    }
+
+    /// Fake engine results: the best line is a legal move other than the played one, the
+    /// played move scores `drop(i)` centipawns below it (mover's side); one mate.
+    fn fake_result(job: &crate::plan::Job, game: &crate::game::Game) -> JobResult {
+        let line = |multipv: u32, score: Score, pv: Vec<String>| PvLine {
+            depth: 10,
+            seldepth: None,
+            multipv,
+            score,
+            bound: Bound::Exact,
+            nodes: None,
+            pv,
+        };
+        JobResult {
+            id: job.id,
+            positions: job
+                .tasks
+                .iter()
+                .map(|t| {
+                    let ply = &game.plies[t.ply_index];
+                    let pos: Chess = ply
+                        .fen_before
+                        .parse::<Fen>()
+                        .unwrap()
+                        .into_position(CastlingMode::Standard)
+                        .unwrap();
+                    let other = pos
+                        .legal_moves()
+                        .into_iter()
+                        .map(|m| m.to_uci(CastlingMode::Standard).to_string())
+                        .find(|m| *m != t.played)
+                        .unwrap();
+                    let i = t.ply_index as i32;
+                    let sign = t.side.sign();
+                    let best = Score::Cp(40 * sign);
+                    let played = if t.ply_index == 5 {
+                        Score::Mate(-3 * sign)
+                    } else {
+                        Score::Cp((40 - 35 * (i % 4)) * sign)
+                    };
+                    PositionAnalysis {
+                        ply_index: t.ply_index,
+                        search: Search {
+                            lines: vec![
+                                line(1, best, vec![other]),
+                                line(2, played, vec![t.played.clone()]),
+                            ],
+                            bestmove: None,
+                            nodes: 1,
+                            time_ms: 1,
+                        },
+                        played_search: None,
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn annotated_pgn_reimports_with_the_same_moves_and_evals() {
+        let input = "[Event \"Test \\\"quoted\\\"\"]\n[White \"Ann\"]\n[Black \"Bob\"]\n\n\
+                     {start} 1. e4 {[%clk 0:03:00]} e5 2. Nf3 $1 Nc6 3. Bb5 a6 4. Ba4 Nf6 \
+                     5. O-O Be7 6. Re1 b5 7. Bb3 d6 8. c3 O-O 9. h3 Nb8 10. d4 Nbd7 *";
+        let mut a = Analysis::from_pgn(input, Settings::default());
+        let game = a.games()[0].clone().unwrap();
+        for job in a.jobs() {
+            let r = fake_result(&job, &game);
+            a.add_result(r);
+        }
+        let report = a.report(EngineInfo::default());
+        let pgn = annotated_pgn(&report);
+        assert!(pgn.contains(" (2... "), "variations present: {pgn}");
+
+        let back = pgn::import(&pgn).remove(0).expect("re-imports");
+        assert_eq!(back.tag("Event"), Some("Test \"quoted\""));
+        assert_eq!(back.tag("Annotator"), Some(ANNOTATOR));
+        let sans = |g: &crate::game::Game| -> Vec<String> {
+            g.plies.iter().map(|p| p.san.clone()).collect()
+        };
+        assert_eq!(sans(&back), sans(&game));
+        assert_eq!(back.outcome.as_deref(), Some("*"));
+        assert!(back.plies[0].comments.join(" ").contains("[%clk 0:03:00]"));
+        assert!(back.plies[2].nags.contains(&1));
+        for (p, orig) in back.plies.iter().zip(&report.games[0].plies) {
+            let comment = p.comments.join(" ");
+            assert_eq!(comment.matches("[%eval").count(), 1, "{comment}");
+            assert_eq!(parse_eval(&comment), orig.features.played_eval, "{comment}");
+            if let Some(j) = orig.features.judgement.filter(|_| orig.excluded.is_none()) {
+                assert!(p.nags.contains(&j.nag()), "{} {:?}", p.san, p.nags);
+            }
+        }
+        assert!(
+            report.games[0]
+                .plies
+                .iter()
+                .any(|p| p.features.played_eval.is_some_and(Score::is_mate)),
+            "the fixture covers a mate"
+        );
+    }
+}

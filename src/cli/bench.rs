@@ -1,0 +1,133 @@
+//! `fairsight bench`: PGN import throughput and the analysis pipeline's efficiency, measured
+//! side by side in one run. A benchmark, not a test: it prints, it asserts nothing.
+
+use std::{
+    path::PathBuf,
+    time::{Duration, Instant},
+};
+
+use anyhow::{Context, Result};
+use clap::Args;
+use fairsight::{
+    analysis::Analysis,
+    pgn,
+    plan::{DEFAULT_DEPTH, DEFAULT_MULTIPV, Settings},
+    uci::Limit,
+};
+
+use super::{Validated, default_engine, engine::Engine, run_pool};
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// PGN for the import benchmark [default: ../shared/data lichess games if present,
+    /// else the sample game repeated].
+    #[arg(long)]
+    import_pgn: Option<PathBuf>,
+    /// The game analysed in the pipeline benchmark.
+    #[arg(long, default_value = "samples/opera-1858.pgn")]
+    game: PathBuf,
+    /// Search depth (the review default).
+    #[arg(long, default_value_t = DEFAULT_DEPTH)]
+    depth: u32,
+    /// Lines (the review default).
+    #[arg(long, default_value_t = DEFAULT_MULTIPV)]
+    multipv: u32,
+    /// Engine command [default: node + npm stockfish lite single].
+    #[arg(long)]
+    engine: Option<String>,
+    /// Largest number of engines to compare (1..=N).
+    #[arg(long, default_value_t = 2)]
+    max_jobs: usize,
+}
+
+pub fn bench(args: BenchArgs) -> Result<()> {
+    // 1. Import throughput.
+    let shared = PathBuf::from("../shared/data/human/online/lichess_2025-05_clk.pgn");
+    let (label, text) = match &args.import_pgn {
+        Some(p) => (p.display().to_string(), std::fs::read_to_string(p)?),
+        None if shared.is_file() => (
+            shared.display().to_string(),
+            std::fs::read_to_string(&shared)?,
+        ),
+        None => {
+            let one = std::fs::read_to_string(&args.game)?;
+            ("sample game x 200".to_owned(), one.repeat(200))
+        }
+    };
+    let mut best = Duration::MAX;
+    let mut plies = 0;
+    let mut games = 0;
+    for _ in 0..3 {
+        let t = Instant::now();
+        let imported = pgn::import(&text);
+        best = best.min(t.elapsed());
+        games = imported.len();
+        plies = imported
+            .iter()
+            .flatten()
+            .map(|g| g.plies.len())
+            .sum::<usize>();
+    }
+    println!("import: {label}");
+    println!(
+        "  {games} games, {plies} plies in {:.3}s (best of 3): {:.0} plies/s, {:.1} MB/s",
+        best.as_secs_f64(),
+        plies as f64 / best.as_secs_f64(),
+        text.len() as f64 / 1e6 / best.as_secs_f64()
+    );
+
+    // 2. Pipeline: wall time against summed engine time, for 1..=max_jobs engines.
+    let game_text = std::fs::read_to_string(&args.game)
+        .with_context(|| format!("cannot read {}", args.game.display()))?;
+    let engine = match args.engine {
+        Some(e) => e,
+        None => default_engine().context("no default engine: run `npm ci`")?,
+    };
+    let settings = Settings {
+        limit: Limit::Depth(args.depth),
+        multipv: args.multipv,
+        ..Settings::default()
+    };
+    println!(
+        "pipeline: {} (depth {}, {} lines), engine `{engine}`",
+        args.game.display(),
+        args.depth,
+        args.multipv
+    );
+    println!("  engines  positions  wall s  engine s  efficiency  first move s  speed-up");
+    let mut wall_one = None;
+    for jobs in 1..=args.max_jobs.max(1) {
+        let mut analysis = Analysis::from_pgn(&game_text, settings.clone());
+        let v = Validated {
+            settings: settings.clone(),
+            engine: engine.clone(),
+            jobs,
+            crafty: None,
+        };
+        let timeout = Duration::from_secs(600);
+        let t = Instant::now();
+        let engines = (0..jobs)
+            .map(|_| Engine::start(&engine, &settings, timeout))
+            .collect::<Result<Vec<_>>>()?;
+        let mut engine_ms = 0u64;
+        let mut first = None;
+        let failures = run_pool(engines, analysis.jobs(), &v, timeout, |r| {
+            first.get_or_insert_with(|| t.elapsed());
+            engine_ms += r.engine_time_ms();
+            analysis.add_result(r);
+        });
+        let wall = t.elapsed().as_secs_f64();
+        anyhow::ensure!(failures.is_empty(), "engine failures: {}", failures.len());
+        let engine_s = engine_ms as f64 / 1000.0;
+        let w1 = *wall_one.get_or_insert(wall);
+        println!(
+            "  {jobs:>7}  {:>9}  {wall:>6.2}  {engine_s:>8.2}  {:>10.2}  {:>12.2}  {:>8.2}",
+            analysis.done_positions(),
+            engine_s / jobs as f64 / wall,
+            first.map_or(0.0, |d| d.as_secs_f64()),
+            w1 / wall
+        );
+    }
+    println!("efficiency = summed engine search time / engines / wall time (1.00: no overhead)");
+    Ok(())
+}

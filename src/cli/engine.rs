@@ -1,0 +1,132 @@
+//! A UCI engine as a child process, driven by the sans-IO [`Session`].
+//!
+//! The process runs in its own process group (Ctrl-C never reaches it), is killed on drop,
+//! and every search has a deadline. A reader thread turns its stdout into lines.
+
+use std::{
+    io::{BufRead, BufReader, Write},
+    os::unix::process::CommandExt,
+    process::{Child, ChildStdin, Command, Stdio},
+    sync::mpsc::{self, Receiver, RecvTimeoutError},
+    thread,
+    time::{Duration, Instant},
+};
+
+use anyhow::{Context, Result, anyhow, bail};
+use fairsight::{
+    plan::{Job, Settings},
+    session::{JobResult, Session},
+};
+
+/// How long the handshake may take (node starting Stockfish.wasm takes well under 1 s).
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A running engine process.
+pub struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    session: Session,
+    search_timeout: Duration,
+}
+
+impl Engine {
+    /// Starts `command` (a shell-style command line) and completes the UCI handshake.
+    pub fn start(command: &str, settings: &Settings, search_timeout: Duration) -> Result<Engine> {
+        let argv = shell_words::split(command).context("cannot split the engine command")?;
+        let (program, args) = argv
+            .split_first()
+            .ok_or_else(|| anyhow!("the engine command is empty"))?;
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .with_context(|| format!("cannot start engine `{command}`"))?;
+        let stdin = child.stdin.take().context("engine stdin")?;
+        let stdout = child.stdout.take().context("engine stdout")?;
+        let (tx, lines) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut engine = Engine {
+            child,
+            stdin,
+            lines,
+            session: Session::new(settings),
+            search_timeout,
+        };
+        engine.flush()?;
+        let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
+        while !engine.session.is_idle() {
+            engine.pump(deadline).with_context(|| {
+                format!("engine `{command}` did not complete the UCI handshake")
+            })?;
+        }
+        Ok(engine)
+    }
+
+    /// The engine's `id name`.
+    pub fn name(&self) -> &str {
+        self.session.engine_name().unwrap_or("unknown engine")
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        for c in self.session.take_commands() {
+            writeln!(self.stdin, "{c}").context("engine closed its input")?;
+        }
+        self.stdin.flush().context("engine closed its input")?;
+        Ok(())
+    }
+
+    /// Reads one line (until `deadline`) and feeds it to the session.
+    fn pump(&mut self, deadline: Instant) -> Result<()> {
+        let wait = deadline.saturating_duration_since(Instant::now());
+        let line = match self.lines.recv_timeout(wait) {
+            Ok(line) => line,
+            Err(RecvTimeoutError::Timeout) => bail!("engine timed out"),
+            Err(RecvTimeoutError::Disconnected) => bail!("engine exited"),
+        };
+        // A malformed line is not fatal: the engine's next lines decide.
+        if let Err(e) = self.session.handle_line(&line) {
+            eprintln!("warning: {e}");
+        }
+        self.flush()
+    }
+
+    /// Runs a job to completion; each search must finish within the search timeout.
+    pub fn run(&mut self, job: Job) -> Result<JobResult> {
+        self.session
+            .submit(job)
+            .map_err(|e| anyhow!("cannot submit job: {e}"))?;
+        self.flush()?;
+        let mut deadline = Instant::now() + self.search_timeout;
+        let mut searches = self.session.searches_started();
+        loop {
+            if let Some(r) = self.session.take_result() {
+                return Ok(r);
+            }
+            self.pump(deadline)?;
+            // A new deadline for every search.
+            if self.session.searches_started() != searches {
+                searches = self.session.searches_started();
+                deadline = Instant::now() + self.search_timeout;
+            }
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit");
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,465 @@
+//! Flags, validation into settings, the engine pool and the outputs.
+
+mod bench;
+mod engine;
+
+use std::{
+    collections::VecDeque,
+    io::IsTerminal,
+    path::{Path, PathBuf},
+    process::ExitCode,
+    sync::{Arc, Mutex, mpsc},
+    thread,
+    time::{Duration, Instant},
+};
+
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use fairsight::{
+    analysis::Analysis,
+    annotate::{self, CraftyOptions, SideFilter},
+    pgn,
+    plan::{DEFAULT_DEPTH, DEFAULT_MULTIPV, Job, JobId, NoBook, Settings},
+    report::{EngineInfo, Report},
+    session::JobResult,
+    uci::Limit,
+};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use engine::Engine;
+
+/// The npm `stockfish` build the CLI runs by default (the browser's default too).
+const DEFAULT_ENGINE_JS: &str = "node_modules/stockfish/bin/stockfish-19-lite-single.js";
+
+/// Exit code for bad arguments and a missing engine.
+const EXIT_USAGE: u8 = 2;
+
+#[derive(Parser)]
+#[command(
+    name = "fairsight",
+    version,
+    about = "Chess fair-play analysis on your own machine"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Sub,
+}
+
+#[derive(Subcommand)]
+enum Sub {
+    /// Analyse every game of one or more PGN files.
+    Analyze(AnalyzeArgs),
+    /// Measure import throughput and pipeline efficiency (prints; asserts nothing).
+    Bench(bench::BenchArgs),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Mode {
+    /// Game review: MultiPV lines, features and accuracy per move.
+    Review,
+    /// Crafty's annotate: comment moves where the best beats the played by the margin.
+    Annotate,
+}
+
+#[derive(Args)]
+struct AnalyzeArgs {
+    /// PGN files (any number of games each).
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// UCI engine command line (default: node + the npm stockfish lite single build).
+    #[arg(long)]
+    engine: Option<String>,
+    /// Search depth per position [default: 14].
+    #[arg(long, conflicts_with = "nodes")]
+    depth: Option<u32>,
+    /// Search nodes per position (instead of a depth).
+    #[arg(long)]
+    nodes: Option<u64>,
+    /// Lines per position (MultiPV) [default: 4; 1 in annotate mode].
+    #[arg(long)]
+    multipv: Option<u32>,
+    /// Engines run in parallel [default: number of cores].
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Engine hash per engine, MB.
+    #[arg(long, default_value_t = 16)]
+    hash: u32,
+    /// Plies per chunk (each starts with ucinewgame and a warm-up search).
+    #[arg(long, default_value_t = 16)]
+    chunk: u32,
+    /// Exclude moves before this full-move number from the statistics.
+    #[arg(long, default_value_t = 1)]
+    min_move: u32,
+    /// Seconds a single search may take before the engine is restarted.
+    #[arg(long, default_value_t = 120)]
+    search_timeout: u64,
+    /// Analysis mode.
+    #[arg(long, value_enum, default_value_t = Mode::Review)]
+    mode: Mode,
+    /// Annotate mode: side to annotate: w, b, wb, or a player's name (substring).
+    #[arg(long, default_value = "wb")]
+    side: String,
+    /// Annotate mode: full-move range `A-B` (or `A` for A to the end).
+    #[arg(long, default_value = "1-999")]
+    moves: String,
+    /// Annotate mode: margin in pawns (negative: annotate every move).
+    #[arg(long, default_value_t = 0.3, allow_negative_numbers = true)]
+    margin: f64,
+    /// Write the JSON report here (`-` for stdout).
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Write the annotated PGN here (`-` for stdout).
+    #[arg(long)]
+    pgn: Option<PathBuf>,
+    /// No player table on stdout.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// Entry point: returns the process exit code.
+pub fn run() -> Result<ExitCode> {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_USAGE } else { 0 };
+            let _ = e.print();
+            return Ok(ExitCode::from(code));
+        }
+    };
+    match cli.command {
+        Sub::Analyze(args) => analyze(args),
+        Sub::Bench(args) => bench::bench(args).map(|()| ExitCode::SUCCESS),
+    }
+}
+
+fn usage_error(msg: impl std::fmt::Display) -> Result<ExitCode> {
+    eprintln!("fairsight: {msg}");
+    Ok(ExitCode::from(EXIT_USAGE))
+}
+
+/// The default engine command: node running the npm stockfish build, found in the current
+/// directory, next to the executable, or in the source tree it was built from.
+fn default_engine() -> Option<String> {
+    let mut roots: Vec<PathBuf> = vec![PathBuf::from(".")];
+    if let Ok(exe) = std::env::current_exe() {
+        roots.extend(exe.ancestors().skip(1).map(Path::to_path_buf));
+    }
+    roots.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    roots
+        .iter()
+        .map(|r| r.join(DEFAULT_ENGINE_JS))
+        .find(|p| p.is_file())
+        .and_then(|p| p.canonicalize().ok())
+        .map(|p| shell_words::join(["node", &p.to_string_lossy()]))
+}
+
+/// A stable description of the engine build: the script or binary's file stem.
+fn engine_build(command: &str) -> String {
+    let argv = shell_words::split(command).unwrap_or_default();
+    let target = argv
+        .iter()
+        .rev()
+        .find(|a| a.ends_with(".js") || a.ends_with(".wasm"))
+        .or(argv.first());
+    target
+        .and_then(|t| Path::new(t).file_stem())
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+struct Validated {
+    settings: Settings,
+    engine: String,
+    jobs: usize,
+    crafty: Option<CraftyOptions>,
+}
+
+fn validate(args: &AnalyzeArgs) -> Result<Validated, String> {
+    let limit = match (args.depth, args.nodes) {
+        (_, Some(0)) | (Some(0), _) => return Err("--depth and --nodes must be positive".into()),
+        (_, Some(n)) => Limit::Nodes(n),
+        (Some(d), None) => Limit::Depth(d),
+        (None, None) => Limit::Depth(DEFAULT_DEPTH),
+    };
+    let default_multipv = match args.mode {
+        Mode::Review => DEFAULT_MULTIPV,
+        Mode::Annotate => 1,
+    };
+    let multipv = args.multipv.unwrap_or(default_multipv);
+    if !(1..=64).contains(&multipv) {
+        return Err("--multipv must be between 1 and 64".into());
+    }
+    if args.chunk == 0 {
+        return Err("--chunk must be positive".into());
+    }
+    if args.hash == 0 {
+        return Err("--hash must be positive".into());
+    }
+    let jobs = args.jobs.unwrap_or_else(|| {
+        thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    if jobs == 0 {
+        return Err("--jobs must be at least 1".into());
+    }
+    let engine = match &args.engine {
+        Some(e) => e.clone(),
+        None => default_engine().ok_or(
+            "no engine: run `npm ci` in the fairsight folder for the default Stockfish, \
+             or pass --engine CMD",
+        )?,
+    };
+    let crafty = match args.mode {
+        Mode::Review => None,
+        Mode::Annotate => {
+            let side: SideFilter = args.side.parse().map_err(|e| format!("--side: {e}"))?;
+            let moves =
+                annotate::parse_move_range(&args.moves).map_err(|e| format!("--moves: {e}"))?;
+            Some(CraftyOptions {
+                side,
+                moves,
+                margin_pawns: args.margin,
+            })
+        }
+    };
+    Ok(Validated {
+        settings: Settings {
+            limit,
+            multipv,
+            hash_mb: args.hash,
+            chunk_plies: args.chunk,
+            min_move: args.min_move,
+            ..Settings::default()
+        },
+        engine,
+        jobs,
+        crafty,
+    })
+}
+
+fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
+    let v = match validate(&args) {
+        Ok(v) => v,
+        Err(msg) => return usage_error(msg),
+    };
+    // Games are numbered across all files in order; lines are per file.
+    let mut games = Vec::new();
+    for f in &args.files {
+        let bytes = match std::fs::read(f) {
+            Ok(b) => b,
+            Err(e) => return usage_error(format!("cannot read {}: {e}", f.display())),
+        };
+        // Latin-1 files are common: decode lossily rather than refuse.
+        let text = String::from_utf8_lossy(&bytes);
+        let offset = games.len();
+        for mut g in pgn::import(&text) {
+            match &mut g {
+                Ok(game) => game.index += offset,
+                Err(e) => {
+                    e.index += offset;
+                    eprintln!("fairsight: {}: skipped {e}", f.display());
+                }
+            }
+            games.push(g);
+        }
+    }
+    let mut analysis = Analysis::new(games, v.settings.clone(), &NoBook);
+    let jobs = analysis.jobs();
+    let workers = v.jobs.min(jobs.len()).max(1);
+    let timeout = Duration::from_secs(args.search_timeout.max(1));
+
+    // Start the engines first: a missing engine is a usage error, reported once.
+    let mut engines = Vec::with_capacity(workers);
+    for _ in 0..workers {
+        match Engine::start(&v.engine, &v.settings, timeout) {
+            Ok(e) => engines.push(e),
+            Err(e) => return usage_error(format!("{e:#}")),
+        }
+    }
+    let engine_info = EngineInfo {
+        name: engines[0].name().to_owned(),
+        build: engine_build(&v.engine),
+    };
+
+    let total = analysis.total_positions() as u64;
+    let bar = progress_bar(total);
+    let started = Instant::now();
+    let failures = run_pool(engines, jobs, &v, timeout, |result| {
+        bar.inc(result.positions.len() as u64);
+        analysis.add_result(result);
+    });
+    bar.finish_and_clear();
+    for (id, e) in &failures {
+        eprintln!(
+            "fairsight: game {} chunk {} was not analysed: {e:#}",
+            id.game + 1,
+            id.chunk + 1
+        );
+    }
+    let report = analysis.report(engine_info);
+    write_outputs(&args, &v, &report)?;
+    if !args.quiet {
+        print!("{}", player_table(&report));
+    }
+    eprintln!(
+        "fairsight: {} positions in {:.1}s with {} engine(s)",
+        analysis.done_positions(),
+        started.elapsed().as_secs_f64(),
+        workers
+    );
+    Ok(if failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn progress_bar(total: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{bar:40.cyan/blue} {pos}/{len} positions  {per_sec}  ETA {eta}",
+        )
+        .expect("invariant: the template is valid"),
+    );
+    bar
+}
+
+/// Runs the jobs on the engines (one thread each); calls `on_result` on this thread as
+/// results arrive. A job whose engine fails is retried once on a restarted engine.
+fn run_pool(
+    engines: Vec<Engine>,
+    jobs: Vec<Job>,
+    v: &Validated,
+    timeout: Duration,
+    mut on_result: impl FnMut(JobResult),
+) -> Vec<(JobId, anyhow::Error)> {
+    let queue = Arc::new(Mutex::new(VecDeque::from(jobs)));
+    let (tx, rx) = mpsc::channel::<Result<JobResult, (JobId, anyhow::Error)>>();
+    let mut handles = Vec::new();
+    for engine in engines {
+        let queue = Arc::clone(&queue);
+        let tx = tx.clone();
+        let command = v.engine.clone();
+        let settings = v.settings.clone();
+        handles.push(thread::spawn(move || {
+            let mut engine = Some(engine);
+            while let Some(job) = queue.lock().ok().and_then(|mut q| q.pop_front()) {
+                let id = job.id;
+                let mut outcome = Err(anyhow::anyhow!("no engine"));
+                for attempt in 0..2 {
+                    if engine.is_none() {
+                        engine = Engine::start(&command, &settings, timeout).ok();
+                    }
+                    let Some(e) = engine.as_mut() else { continue };
+                    outcome = e.run(job.clone());
+                    if outcome.is_ok() {
+                        break;
+                    }
+                    engine = None; // killed on drop; restarted for the retry
+                    if attempt == 0 {
+                        eprintln!(
+                            "fairsight: engine failed on game {} chunk {}; restarting and retrying",
+                            id.game + 1,
+                            id.chunk + 1
+                        );
+                    }
+                }
+                let msg = outcome.map_err(|e| (id, e));
+                if tx.send(msg).is_err() {
+                    break;
+                }
+            }
+        }));
+    }
+    drop(tx);
+    let mut failures = Vec::new();
+    for msg in rx {
+        match msg {
+            Ok(r) => on_result(r),
+            Err(f) => failures.push(f),
+        }
+    }
+    for h in handles {
+        let _ = h.join();
+    }
+    failures
+}
+
+fn write_to(path: &Path, text: &str) -> Result<()> {
+    if path == Path::new("-") {
+        print!("{text}");
+        Ok(())
+    } else {
+        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+    }
+}
+
+fn write_outputs(args: &AnalyzeArgs, v: &Validated, report: &Report) -> Result<()> {
+    if let Some(path) = &args.json {
+        write_to(path, &(report.to_json() + "\n"))?;
+    }
+    if let Some(path) = &args.pgn {
+        let text = match &v.crafty {
+            Some(opts) => annotate::crafty_annotate(report, opts),
+            None => annotate::annotated_pgn(report),
+        };
+        write_to(path, &text)?;
+    }
+    Ok(())
+}
+
+fn opt(x: Option<f64>, prec: usize) -> String {
+    x.map_or("-".to_owned(), |v| format!("{v:.prec$}"))
+}
+
+/// The per-player table printed to stdout.
+fn player_table(report: &Report) -> String {
+    let mut out = format!(
+        "{:<28} {:>5} {:>6} {:>6} {:>6} {:>14} {:>4} {:>4} {:>4} {:>6}\n",
+        "player",
+        "games",
+        "plies",
+        "acpl",
+        "acc%",
+        "match% (95%)",
+        "inac",
+        "mist",
+        "blun",
+        "engine"
+    );
+    for p in &report.players {
+        let s = &p.stats;
+        let m = match (s.match_rate, s.match_rate_ci95) {
+            (Some(m), Some((lo, hi))) => {
+                format!("{:.0} ({:.0}-{:.0})", m * 100.0, lo * 100.0, hi * 100.0)
+            }
+            _ => "-".to_owned(),
+        };
+        let name: String = p.name.chars().take(28).collect();
+        out.push_str(&format!(
+            "{:<28} {:>5} {:>6} {:>6} {:>6} {:>14} {:>4} {:>4} {:>4} {:>6}\n",
+            name,
+            p.games,
+            s.analysed_plies,
+            opt(s.acpl, 1),
+            opt(s.accuracy, 1),
+            m,
+            s.inaccuracies,
+            s.mistakes,
+            s.blunders,
+            opt(s.engine_score, 2)
+        ));
+    }
+    let failed = report.games.iter().filter(|g| g.error.is_some()).count();
+    if failed > 0 {
+        out.push_str(&format!(
+            "{failed} game(s) could not be imported (see stderr)\n"
+        ));
+    }
+    out
+}

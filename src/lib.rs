@@ -1,0 +1,19 @@
+//! fairsight: a chess fair-play analyzer.
+//!
+//! The core is pure: no I/O, threads or clocks, so it builds unchanged for
+//! `wasm32-unknown-unknown`. Front ends (the CLI in `main.rs`, the browser bindings) own
+//! the transport to the engine and feed its lines to a [`session::Session`].
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod accuracy;
+pub mod analysis;
+pub mod annotate;
+pub mod eval;
+pub mod feature;
+pub mod game;
+pub mod pgn;
+pub mod plan;
+pub mod report;
+pub mod session;
+pub mod uci;

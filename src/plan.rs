@@ -1,0 +1,303 @@
+//! The analysis plan: which positions are searched, how, and in which fixed chunks.
+//!
+//! A game is cut into chunks of [`Settings::chunk_plies`] consecutive plies. Each chunk is
+//! one [`Job`]: `ucinewgame`, an unrecorded warm-up search of the ply before the chunk, then
+//! the chunk's plies in game order (forward order avoids hindsight bias: analysing backwards
+//! would leave later positions in the hash, which no cheater's engine had). Because chunk
+//! boundaries depend only on the game, results are identical for any number of engines.
+//!
+//! ```
+//! use fairsight::{pgn, plan::{self, Settings}};
+//! let game = pgn::import("1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *").remove(0).unwrap();
+//! let settings = Settings { chunk_plies: 4, ..Settings::default() };
+//! let jobs = plan::jobs(&game, &settings);
+//! assert_eq!(jobs.len(), 2);
+//! assert_eq!(jobs[1].warmup, Some(3));
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    game::{Game, Side, Variant},
+    uci::{Command, Limit},
+};
+
+/// How the analysis is run and what the statistics include.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Settings {
+    /// Search limit per position.
+    pub limit: Limit,
+    /// Number of lines (MultiPV).
+    pub multipv: u32,
+    /// Engine hash in MB.
+    pub hash_mb: u32,
+    /// Plies per chunk (each chunk starts with `ucinewgame` and a warm-up).
+    pub chunk_plies: u32,
+    /// Plies with a full-move number below this are excluded as `"early"` and not searched.
+    pub min_move: u32,
+    /// Positions whose best evaluation is beyond this many centipawns (either side) are
+    /// excluded from statistics as `"decided"` (Regan and Guid-Bratko use about 3 pawns).
+    pub decided_cp: i32,
+    /// A move is a "good alternative" when within this many centipawns of the best.
+    pub good_margin_cp: i32,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            limit: Limit::Depth(DEFAULT_DEPTH),
+            multipv: DEFAULT_MULTIPV,
+            hash_mb: 16,
+            chunk_plies: 16,
+            min_move: 1,
+            decided_cp: 300,
+            good_margin_cp: 20,
+        }
+    }
+}
+
+/// Default search depth of the review mode.
+pub const DEFAULT_DEPTH: u32 = 14;
+/// Default number of lines of the review mode.
+pub const DEFAULT_MULTIPV: u32 = 4;
+
+/// Why a ply is not counted (and, for some reasons, not searched at all).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "camelCase")]
+pub enum Exclusion {
+    /// Position in the opening book (not searched).
+    Book,
+    /// Only one legal move (not searched).
+    Forced,
+    /// Before [`Settings::min_move`] (not searched).
+    Early,
+    /// The position was already decided (searched, not counted).
+    Decided,
+    /// The position repeats an earlier one (searched, not counted).
+    Repetition,
+}
+
+impl Exclusion {
+    /// Whether a ply with this exclusion is searched at all.
+    pub fn is_searched(self) -> bool {
+        matches!(self, Exclusion::Decided | Exclusion::Repetition)
+    }
+
+    /// The name used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Exclusion::Book => "book",
+            Exclusion::Forced => "forced",
+            Exclusion::Early => "early",
+            Exclusion::Decided => "decided",
+            Exclusion::Repetition => "repetition",
+        }
+    }
+}
+
+/// Decides which plies are opening book. The hook for book detection: the default knows
+/// no book; the statistics layer plugs in the shipped positions or a Polyglot file.
+pub trait Book {
+    /// Whether the position (FEN before the move) is in the book.
+    fn contains(&self, fen: &str) -> bool;
+}
+
+/// A book that contains nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoBook;
+
+impl Book for NoBook {
+    fn contains(&self, _fen: &str) -> bool {
+        false
+    }
+}
+
+/// The exclusion that is known before searching (book, forced, early), if any.
+pub fn pre_exclusion(
+    game: &Game,
+    ply_index: usize,
+    settings: &Settings,
+    book: &dyn Book,
+) -> Option<Exclusion> {
+    let ply = game.plies.get(ply_index)?;
+    if ply.move_number < settings.min_move {
+        Some(Exclusion::Early)
+    } else if ply.legal_moves <= 1 {
+        Some(Exclusion::Forced)
+    } else if book.contains(&ply.fen_before) {
+        Some(Exclusion::Book)
+    } else {
+        None
+    }
+}
+
+/// Identifies a job: a game (by input index) and a chunk of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "camelCase")]
+pub struct JobId {
+    /// Index of the game in the input.
+    pub game: usize,
+    /// Index of the chunk within the game.
+    pub chunk: usize,
+}
+
+/// One position to search: the position before game ply `ply_index`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Task {
+    /// Index into the game's plies (and into [`Job::moves`]: the position after
+    /// `moves[..ply_index]`).
+    pub ply_index: usize,
+    /// The move actually played there, UCI.
+    pub played: String,
+    /// The side to move.
+    pub side: Side,
+}
+
+/// A chunk of a game to analyse on one engine, in order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Job {
+    /// Which game and chunk.
+    pub id: JobId,
+    /// Whether castling moves are written king-takes-rook (`UCI_Chess960`).
+    pub chess960: bool,
+    /// Start FEN, or `None` for the standard start position (`position startpos`).
+    pub start_fen: Option<String>,
+    /// The game's moves up to the last task of the chunk, UCI.
+    pub moves: Vec<String>,
+    /// Position index of the unrecorded warm-up search (the ply before the chunk).
+    pub warmup: Option<usize>,
+    /// The positions to search and record.
+    pub tasks: Vec<Task>,
+    /// Search limit.
+    pub limit: Limit,
+    /// Number of lines.
+    pub multipv: u32,
+}
+
+impl Job {
+    /// The `position` command for the position before `moves[..index]`.
+    pub fn position(&self, index: usize) -> Command {
+        Command::Position {
+            fen: self.start_fen.clone(),
+            moves: self.moves.get(..index).unwrap_or(&self.moves).to_vec(),
+        }
+    }
+}
+
+/// Cuts a game into jobs. Chunks whose plies are all excluded before search yield no job.
+pub fn jobs(game: &Game, settings: &Settings) -> Vec<Job> {
+    jobs_with_book(game, settings, &NoBook)
+}
+
+/// [`jobs`] with a book for the `"book"` exclusion.
+pub fn jobs_with_book(game: &Game, settings: &Settings, book: &dyn Book) -> Vec<Job> {
+    jobs_skipping(game, settings, &|i| {
+        pre_exclusion(game, i, settings, book).is_some()
+    })
+}
+
+/// Cuts a game into jobs, leaving out the plies for which `skip` is true.
+pub fn jobs_skipping(game: &Game, settings: &Settings, skip: &dyn Fn(usize) -> bool) -> Vec<Job> {
+    let chunk = settings.chunk_plies.max(1) as usize;
+    let all_moves: Vec<String> = game.plies.iter().map(|p| p.uci.clone()).collect();
+    let start_fen = (!game.is_standard_start()).then(|| game.start_fen.clone());
+    let mut out = Vec::new();
+    for (chunk_index, start) in (0..game.plies.len()).step_by(chunk).enumerate() {
+        let end = (start + chunk).min(game.plies.len());
+        let tasks: Vec<Task> = (start..end)
+            .filter(|&i| !skip(i))
+            .map(|i| Task {
+                ply_index: i,
+                played: game.plies[i].uci.clone(),
+                side: game.plies[i].side,
+            })
+            .collect();
+        let Some(last) = tasks.last().map(|t| t.ply_index) else {
+            continue;
+        };
+        let first = tasks[0].ply_index;
+        out.push(Job {
+            id: JobId {
+                game: game.index,
+                chunk: chunk_index,
+            },
+            chess960: game.variant == Variant::Chess960,
+            start_fen: start_fen.clone(),
+            moves: all_moves[..=last].to_vec(),
+            warmup: first.checked_sub(1),
+            tasks,
+            limit: settings.limit,
+            multipv: settings.multipv.max(1),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pgn;
+
+    fn game(text: &str) -> Game {
+        pgn::import(text).remove(0).expect("fixture imports")
+    }
+
+    #[test]
+    fn chunks_are_fixed_and_warm_up_on_the_previous_ply() {
+        let g = game("1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O *");
+        let s = Settings {
+            chunk_plies: 4,
+            ..Settings::default()
+        };
+        let jobs = jobs(&g, &s);
+        assert_eq!(jobs.len(), 3);
+        assert_eq!(jobs[0].warmup, None);
+        assert_eq!(jobs[1].warmup, Some(3));
+        assert_eq!(jobs[2].warmup, Some(7));
+        let plies: Vec<usize> = jobs[1].tasks.iter().map(|t| t.ply_index).collect();
+        assert_eq!(plies, [4, 5, 6, 7]);
+        assert_eq!(jobs[2].tasks[0].played, "e1g1");
+        assert_eq!(jobs[2].moves.len(), 9);
+        assert_eq!(
+            jobs[1].position(5).to_string(),
+            "position startpos moves e2e4 e7e5 g1f3 c7c6 f1b5".replace("c7c6", "b8c6")
+        );
+        assert_eq!(jobs[1].tasks[1].side, Side::Black);
+    }
+
+    #[test]
+    fn early_and_forced_plies_are_not_searched() {
+        // After 1. Rh7 Black's only legal move is Kb8.
+        let g = game(
+            "[FEN \"k7/8/1K6/8/8/8/8/7R w - - 0 1\"]\n[SetUp \"1\"]\n\n1. Rh7 Kb8 2. Rh8# 1-0",
+        );
+        let all = jobs(&g, &Settings::default());
+        let plies: Vec<usize> = all[0].tasks.iter().map(|t| t.ply_index).collect();
+        assert_eq!(plies, [0, 2], "the forced 1... Kb8 is not searched");
+        assert_eq!(
+            pre_exclusion(&g, 1, &Settings::default(), &NoBook),
+            Some(Exclusion::Forced)
+        );
+        let s = Settings {
+            min_move: 2,
+            ..Settings::default()
+        };
+        let jobs = jobs(&g, &s);
+        assert_eq!(jobs.len(), 1);
+        let plies: Vec<usize> = jobs[0].tasks.iter().map(|t| t.ply_index).collect();
+        assert_eq!(plies, [2]);
+        assert_eq!(jobs[0].warmup, Some(1));
+        assert!(matches!(
+            jobs[0].position(0),
+            Command::Position { fen: Some(_), .. }
+        ));
+        assert_eq!(
+            pre_exclusion(&g, 0, &s, &NoBook),
+            Some(Exclusion::Early),
+            "move 1 is before min_move 2"
+        );
+    }
+}

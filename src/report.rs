@@ -1,0 +1,218 @@
+//! The one report data model. JSON is its serde form (`"schema": 1`, camelCase keys as
+//! in DESIGN.md's "JSON contract"); annotated PGN and the table are renderings of it.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer, de::MapAccess, ser::SerializeMap};
+
+use crate::{
+    accuracy::Accuracy,
+    feature::{Line, MoveFeatures},
+    game::{Side, Variant},
+    plan::{Exclusion, Settings},
+};
+
+/// The JSON schema version.
+pub const SCHEMA: u32 = 1;
+
+/// Which engine produced the analysis.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct EngineInfo {
+    /// The engine's `id name`.
+    pub name: String,
+    /// The build (e.g. `stockfish-19-lite-single`) or command line.
+    pub build: String,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    /// Always [`SCHEMA`].
+    pub schema: u32,
+    /// How the analysis was run.
+    pub settings: Settings,
+    /// Which engine.
+    pub engine: EngineInfo,
+    /// Every game of the input, in order, failed ones included.
+    pub games: Vec<GameReport>,
+    /// Every player across the games.
+    pub players: Vec<PlayerReport>,
+}
+
+/// One game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GameReport {
+    /// Index of the game in the input (0-based).
+    pub index: usize,
+    /// Line of the input where the game starts.
+    pub line: u32,
+    /// Tags, in input order.
+    #[serde(with = "tag_map")]
+    pub tags: Vec<(String, String)>,
+    /// Why the game could not be imported (`null` when it was).
+    pub error: Option<String>,
+    /// The variant.
+    pub variant: Variant,
+    /// The start position.
+    pub start_fen: String,
+    /// A comment before the first move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_comment: Option<String>,
+    /// The result token.
+    pub outcome: Option<String>,
+    /// Every ply of the main line.
+    pub plies: Vec<PlyReport>,
+    /// Per-side summaries.
+    pub sides: Sides,
+}
+
+impl GameReport {
+    /// A tag's value.
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// The two sides of a game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct Sides {
+    /// White's summary.
+    pub white: SideReport,
+    /// Black's summary.
+    pub black: SideReport,
+}
+
+impl Sides {
+    /// The summary of a side.
+    pub fn get(&self, side: Side) -> &SideReport {
+        match side {
+            Side::White => &self.white,
+            Side::Black => &self.black,
+        }
+    }
+}
+
+/// One side of one game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct SideReport {
+    /// The player's name from the tags.
+    pub player: String,
+    /// The statistics.
+    #[serde(flatten)]
+    pub stats: Accuracy,
+}
+
+/// One ply: the move, why it was excluded, its features and lines.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlyReport {
+    /// Absolute ply number.
+    pub ply: u32,
+    /// Full-move number.
+    pub move_number: u32,
+    /// The mover.
+    pub side: Side,
+    /// The move, SAN.
+    pub san: String,
+    /// The move, UCI.
+    pub uci: String,
+    /// The position before the move.
+    pub fen: String,
+    /// `null` when the move counts in the statistics, else why not.
+    pub excluded: Option<Exclusion>,
+    /// Whether the engine searched this position.
+    pub searched: bool,
+    /// Features (empty when not searched).
+    #[serde(flatten)]
+    pub features: MoveFeatures,
+    /// The engine lines at the final depth.
+    pub lines: Vec<Line>,
+    /// Probability that the move was engine-chosen (the move classifier; `null` until a
+    /// model is loaded).
+    pub engine_probability: Option<f64>,
+    /// Seconds spent on the move.
+    pub time_spent: Option<f64>,
+    /// Clock after the move, seconds.
+    pub clock: Option<f64>,
+    /// Original comments.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub comments: Vec<String>,
+    /// Original NAGs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nags: Vec<u8>,
+}
+
+/// One player across all games of the input (matched by name, case-insensitive).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlayerReport {
+    /// The name as first seen.
+    pub name: String,
+    /// Games played.
+    pub games: usize,
+    /// Games with White.
+    pub white_games: usize,
+    /// Games with Black.
+    pub black_games: usize,
+    /// Pooled statistics over every analysed move.
+    #[serde(flatten)]
+    pub stats: Accuracy,
+    /// Regan's z-scores (the statistics module; `null` until computed).
+    pub z_scores: Option<serde_json::Value>,
+    /// Intrinsic performance rating (`null` until calibrated).
+    pub ipr: Option<f64>,
+    /// Haworth's apparent competence (`null` until computed).
+    pub competence: Option<serde_json::Value>,
+    /// The verdict (`null` until the fair-play models exist: no verdict from accuracy
+    /// alone).
+    pub verdict: Option<String>,
+}
+
+impl Report {
+    /// The JSON form, pretty-printed.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("invariant: the report serialises")
+    }
+
+    /// Reads a report back from JSON.
+    pub fn from_json(s: &str) -> Result<Report, serde_json::Error> {
+        serde_json::from_str(s)
+    }
+}
+
+/// Serialises `Vec<(String, String)>` as a JSON object, keeping the order.
+mod tag_map {
+    use super::*;
+
+    pub fn serialize<S: Serializer>(tags: &[(String, String)], s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(tags.len()))?;
+        for (k, v) in tags {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(String, String)>, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Vec<(String, String)>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a map of PGN tags")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some((k, v)) = a.next_entry::<String, String>()? {
+                    out.push((k, v));
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}

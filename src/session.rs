@@ -1,0 +1,589 @@
+//! The engine session: a sans-IO UCI state machine that runs [`Job`]s.
+//!
+//! The session never touches a process or a worker. The transport (a child process in the
+//! CLI, a Web Worker in the browser) sends whatever [`Session::take_commands`] returns and
+//! feeds every line the engine prints to [`Session::handle_line`]. The session completes
+//! the `uci`/`uciok` and `isready`/`readyok` handshakes before any search, sends
+//! `setoption` only when a value changes, and never sends a new `position`/`go` before the
+//! previous `bestmove` arrived (Stockfish.wasm crashes on overlapping searches).
+//!
+//! ```
+//! use fairsight::{pgn, plan::{self, Settings}, session::Session, uci::Limit};
+//! let game = pgn::import("1. f3 e5 2. g4 *").remove(0).unwrap();
+//! let settings = Settings { limit: Limit::Depth(1), multipv: 1, ..Settings::default() };
+//! let job = plan::jobs(&game, &settings).remove(0);
+//! let mut session = Session::new(&settings);
+//! let sent: Vec<String> = session.take_commands().iter().map(|c| c.to_string()).collect();
+//! assert_eq!(sent, ["uci"]);
+//! session.handle_line("uciok").unwrap();
+//! assert!(session.take_commands().iter().any(|c| c.to_string() == "isready"));
+//! session.handle_line("readyok").unwrap();
+//! session.submit(job).unwrap();
+//! ```
+
+use std::collections::{BTreeMap, VecDeque};
+
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    game::Side,
+    plan::{Job, JobId, Settings},
+    uci::{Bound, Command, EngineLine, Score},
+};
+
+/// One principal variation at one depth, score from White's point of view.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PvLine {
+    /// Depth of the iteration that printed it.
+    pub depth: u32,
+    /// Selective depth.
+    pub seldepth: Option<u32>,
+    /// 1-based MultiPV index.
+    pub multipv: u32,
+    /// Score, from White's point of view.
+    pub score: Score,
+    /// Whether the score is a bound.
+    #[serde(default, skip_serializing_if = "is_exact")]
+    pub bound: Bound,
+    /// Nodes searched when printed.
+    pub nodes: Option<u64>,
+    /// The moves, UCI.
+    pub pv: Vec<String>,
+}
+
+fn is_exact(b: &Bound) -> bool {
+    *b == Bound::Exact
+}
+
+impl PvLine {
+    /// The first move of the line.
+    pub fn first_move(&self) -> Option<&str> {
+        self.pv.first().map(String::as_str)
+    }
+}
+
+/// Everything one search printed: the last line per (depth, multipv), in that order.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Search {
+    /// Lines sorted by depth, then multipv.
+    pub lines: Vec<PvLine>,
+    /// The engine's `bestmove`.
+    pub bestmove: Option<String>,
+    /// Nodes at the end of the search.
+    pub nodes: u64,
+    /// Milliseconds the engine reported at the end of the search.
+    pub time_ms: u64,
+}
+
+impl Search {
+    /// The deepest line of each MultiPV index, ordered by index: the search's result.
+    pub fn final_lines(&self) -> Vec<&PvLine> {
+        let mut by_pv: BTreeMap<u32, &PvLine> = BTreeMap::new();
+        for l in &self.lines {
+            by_pv.insert(l.multipv, l);
+        }
+        by_pv.into_values().collect()
+    }
+
+    /// The lines printed at `depth`, ordered by MultiPV index.
+    pub fn at_depth(&self, depth: u32) -> impl Iterator<Item = &PvLine> {
+        self.lines.iter().filter(move |l| l.depth == depth)
+    }
+
+    /// The deepest depth reached.
+    pub fn max_depth(&self) -> u32 {
+        self.lines.iter().map(|l| l.depth).max().unwrap_or(0)
+    }
+
+    fn record(&mut self, line: PvLine) {
+        // Replace an earlier line of the same (depth, multipv): the engine's last word wins.
+        match self
+            .lines
+            .binary_search_by_key(&(line.depth, line.multipv), |l| (l.depth, l.multipv))
+        {
+            Ok(i) => self.lines[i] = line,
+            Err(i) => self.lines.insert(i, line),
+        }
+    }
+}
+
+/// The analysis of one position: the MultiPV search and, when the played move was not
+/// among its lines, a search of the played move alone to the same limit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PositionAnalysis {
+    /// Index into the game's plies.
+    pub ply_index: usize,
+    /// The MultiPV search.
+    pub search: Search,
+    /// `go ... searchmoves <played>`, when needed.
+    pub played_search: Option<Search>,
+}
+
+/// The result of a [`Job`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JobResult {
+    /// Which job.
+    pub id: JobId,
+    /// One analysis per task, in order.
+    pub positions: Vec<PositionAnalysis>,
+}
+
+impl JobResult {
+    /// Engine milliseconds summed over every recorded search.
+    pub fn engine_time_ms(&self) -> u64 {
+        self.positions
+            .iter()
+            .map(|p| p.search.time_ms + p.played_search.as_ref().map_or(0, |s| s.time_ms))
+            .sum()
+    }
+}
+
+/// A protocol error: the engine said something that cannot happen in this state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionError {
+    /// A job was submitted while another one runs or before the handshake.
+    Busy,
+    /// The engine printed a line we could not parse.
+    BadLine(String),
+    /// The engine printed something unexpected here.
+    Unexpected(String),
+}
+
+impl std::fmt::Display for SessionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SessionError::Busy => f.write_str("session busy: a job is already running"),
+            SessionError::BadLine(l) => write!(f, "engine printed a malformed line: {l}"),
+            SessionError::Unexpected(l) => write!(f, "unexpected engine line: {l}"),
+        }
+    }
+}
+
+impl std::error::Error for SessionError {}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    Warmup,
+    Main(usize),
+    Played(usize),
+}
+
+#[derive(Debug)]
+struct Running {
+    job: Job,
+    steps: VecDeque<Step>,
+    current: Option<Step>,
+    search: Search,
+    positions: Vec<PositionAnalysis>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// `uci` sent, waiting for `uciok`.
+    Handshake,
+    /// `isready` sent, waiting for `readyok`.
+    Syncing,
+    /// Ready, no job.
+    Idle,
+    /// A search is running; waiting for `bestmove`.
+    Searching,
+}
+
+/// The UCI session with one engine. See the module docs.
+#[derive(Debug)]
+pub struct Session {
+    state: State,
+    out: Vec<Command>,
+    /// Options we want, by name.
+    wanted: BTreeMap<String, String>,
+    /// Options as last sent.
+    sent: BTreeMap<String, String>,
+    name: Option<String>,
+    running: Option<Running>,
+    done: VecDeque<JobResult>,
+    searches: u64,
+}
+
+impl Session {
+    /// A new session; its first command is `uci`.
+    pub fn new(settings: &Settings) -> Session {
+        let mut wanted = BTreeMap::new();
+        wanted.insert("Hash".to_owned(), settings.hash_mb.max(1).to_string());
+        wanted.insert("Threads".to_owned(), "1".to_owned());
+        Session {
+            state: State::Handshake,
+            out: vec![Command::Uci],
+            wanted,
+            sent: BTreeMap::new(),
+            name: None,
+            running: None,
+            done: VecDeque::new(),
+            searches: 0,
+        }
+    }
+
+    /// The commands to send now, in order.
+    pub fn take_commands(&mut self) -> Vec<Command> {
+        std::mem::take(&mut self.out)
+    }
+
+    /// The engine's `id name`, once the handshake is done.
+    pub fn engine_name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// Whether a job may be submitted now.
+    pub fn is_idle(&self) -> bool {
+        self.state == State::Idle && self.running.is_none()
+    }
+
+    /// Whether a `go` was sent and its `bestmove` has not arrived (the transport's
+    /// per-search deadline applies then).
+    pub fn is_searching(&self) -> bool {
+        self.state == State::Searching
+    }
+
+    /// How many searches (`go`) were started so far: a transport restarts its per-search
+    /// deadline whenever this changes.
+    pub fn searches_started(&self) -> u64 {
+        self.searches
+    }
+
+    /// Whether a job is in progress.
+    pub fn is_busy(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// A finished job's result, if any.
+    pub fn take_result(&mut self) -> Option<JobResult> {
+        self.done.pop_front()
+    }
+
+    /// Starts a job. Only when [`Session::is_idle`].
+    pub fn submit(&mut self, job: Job) -> Result<(), SessionError> {
+        if !self.is_idle() {
+            return Err(SessionError::Busy);
+        }
+        self.wanted
+            .insert("MultiPV".to_owned(), job.multipv.max(1).to_string());
+        self.wanted
+            .insert("UCI_Chess960".to_owned(), job.chess960.to_string());
+        self.send_changed_options();
+        self.out.push(Command::UciNewGame);
+        self.out.push(Command::IsReady);
+        self.state = State::Syncing;
+        let mut steps: VecDeque<Step> = VecDeque::new();
+        if job.warmup.is_some() {
+            steps.push_back(Step::Warmup);
+        }
+        steps.extend((0..job.tasks.len()).map(Step::Main));
+        self.running = Some(Running {
+            job,
+            steps,
+            current: None,
+            search: Search::default(),
+            positions: Vec::new(),
+        });
+        Ok(())
+    }
+
+    fn send_changed_options(&mut self) {
+        for (name, value) in &self.wanted {
+            if self.sent.get(name) != Some(value) {
+                self.out.push(Command::SetOption {
+                    name: name.clone(),
+                    value: value.clone(),
+                });
+                self.sent.insert(name.clone(), value.clone());
+            }
+        }
+    }
+
+    /// Feeds one line printed by the engine.
+    pub fn handle_line(&mut self, line: &str) -> Result<(), SessionError> {
+        let parsed: EngineLine = line
+            .parse()
+            .map_err(|_| SessionError::BadLine(line.trim().to_owned()))?;
+        match (self.state, parsed) {
+            (_, EngineLine::IdName(name)) => self.name = Some(name),
+            (State::Handshake, EngineLine::UciOk) => {
+                self.send_changed_options();
+                self.out.push(Command::IsReady);
+                self.state = State::Syncing;
+            }
+            (State::Syncing, EngineLine::ReadyOk) => {
+                self.state = State::Idle;
+                self.next_step();
+            }
+            (State::Searching, EngineLine::Info(info)) => self.on_info(info),
+            (State::Searching, EngineLine::BestMove { best, .. }) => {
+                self.on_bestmove(best);
+                self.next_step();
+            }
+            (_, EngineLine::BestMove { .. } | EngineLine::UciOk | EngineLine::ReadyOk) => {
+                return Err(SessionError::Unexpected(line.trim().to_owned()));
+            }
+            _ => {} // Banners, option lists, info strings outside searches.
+        }
+        Ok(())
+    }
+
+    fn on_info(&mut self, info: crate::uci::Info) {
+        let Some(run) = self.running.as_mut() else {
+            return;
+        };
+        if matches!(run.current, Some(Step::Warmup)) {
+            return;
+        }
+        let (Some(depth), Some(score)) = (info.depth, info.score) else {
+            if let Some(nodes) = info.nodes {
+                run.search.nodes = nodes;
+            }
+            return;
+        };
+        if info.pv.is_empty() {
+            return;
+        }
+        let side = match run.current {
+            Some(Step::Main(i) | Step::Played(i)) => run.job.tasks[i].side,
+            _ => Side::White,
+        };
+        run.search.nodes = info.nodes.unwrap_or(run.search.nodes);
+        run.search.time_ms = info.time.unwrap_or(run.search.time_ms);
+        run.search.record(PvLine {
+            depth,
+            seldepth: info.seldepth,
+            multipv: info.multipv.unwrap_or(1),
+            score: score.with_sign(side.sign()),
+            bound: info.bound,
+            nodes: info.nodes,
+            pv: info.pv,
+        });
+    }
+
+    fn on_bestmove(&mut self, best: Option<String>) {
+        self.state = State::Idle;
+        let Some(run) = self.running.as_mut() else {
+            return;
+        };
+        let mut search = std::mem::take(&mut run.search);
+        search.bestmove = best;
+        match run.current.take() {
+            Some(Step::Main(i)) => {
+                let played = &run.job.tasks[i].played;
+                let covered = search
+                    .final_lines()
+                    .iter()
+                    .any(|l| l.first_move() == Some(played.as_str()));
+                if !covered {
+                    run.steps.push_front(Step::Played(i));
+                }
+                run.positions.push(PositionAnalysis {
+                    ply_index: run.job.tasks[i].ply_index,
+                    search,
+                    played_search: None,
+                });
+            }
+            Some(Step::Played(_)) => {
+                if let Some(last) = run.positions.last_mut() {
+                    last.played_search = Some(search);
+                }
+            }
+            Some(Step::Warmup) | None => {}
+        }
+    }
+
+    /// Sends the next search of the running job, or completes it.
+    fn next_step(&mut self) {
+        if self.state != State::Idle {
+            return;
+        }
+        let Some(run) = self.running.as_mut() else {
+            return;
+        };
+        let Some(step) = run.steps.pop_front() else {
+            if let Some(run) = self.running.take() {
+                self.done.push_back(JobResult {
+                    id: run.job.id,
+                    positions: run.positions,
+                });
+            }
+            return;
+        };
+        let (index, searchmoves) = match step {
+            Step::Warmup => (run.job.warmup.unwrap_or(0), Vec::new()),
+            Step::Main(i) => (run.job.tasks[i].ply_index, Vec::new()),
+            Step::Played(i) => (
+                run.job.tasks[i].ply_index,
+                vec![run.job.tasks[i].played.clone()],
+            ),
+        };
+        run.current = Some(step);
+        self.out.push(run.job.position(index));
+        self.out.push(Command::Go {
+            limit: run.job.limit,
+            searchmoves,
+        });
+        self.state = State::Searching;
+        self.searches += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{pgn, plan, uci::Limit};
+
+    fn sent(s: &mut Session) -> Vec<String> {
+        s.take_commands().iter().map(|c| c.to_string()).collect()
+    }
+
+    fn ready_session(settings: &Settings) -> Session {
+        let mut s = Session::new(settings);
+        assert_eq!(sent(&mut s), ["uci"]);
+        s.handle_line("id name Stockfish 19").unwrap();
+        s.handle_line("option name Hash type spin default 16 min 1 max 33554432")
+            .unwrap();
+        s.handle_line("uciok").unwrap();
+        assert_eq!(
+            sent(&mut s),
+            [
+                "setoption name Hash value 16",
+                "setoption name Threads value 1",
+                "isready"
+            ]
+        );
+        assert!(!s.is_idle());
+        s.handle_line("readyok").unwrap();
+        assert!(s.is_idle());
+        assert_eq!(s.engine_name(), Some("Stockfish 19"));
+        s
+    }
+
+    #[test]
+    fn runs_a_job_with_warmup_and_played_move_search() {
+        let game = pgn::import("1. e4 e5 2. Qh5 *").remove(0).unwrap();
+        let settings = Settings {
+            limit: Limit::Depth(2),
+            multipv: 2,
+            chunk_plies: 2,
+            ..Settings::default()
+        };
+        let jobs = plan::jobs(&game, &settings);
+        assert_eq!(jobs.len(), 2);
+        let mut s = ready_session(&settings);
+        s.submit(jobs[1].clone()).unwrap();
+        assert_eq!(s.submit(jobs[0].clone()), Err(SessionError::Busy));
+        assert_eq!(
+            sent(&mut s),
+            [
+                "setoption name MultiPV value 2",
+                "setoption name UCI_Chess960 value false",
+                "ucinewgame",
+                "isready"
+            ]
+        );
+        s.handle_line("readyok").unwrap();
+        // Warm-up: position before ply 1 (e5), not recorded.
+        assert_eq!(sent(&mut s), ["position startpos moves e2e4", "go depth 2"]);
+        s.handle_line("info depth 1 multipv 1 score cp 20 pv e7e5")
+            .unwrap();
+        s.handle_line("bestmove e7e5").unwrap();
+        // Ply 2 (Qh5): White to move.
+        assert_eq!(
+            sent(&mut s),
+            ["position startpos moves e2e4 e7e5", "go depth 2"]
+        );
+        for l in [
+            "info depth 1 seldepth 1 multipv 1 score cp 40 nodes 20 pv g1f3",
+            "info depth 1 seldepth 1 multipv 2 score cp 30 nodes 20 pv b1c3",
+            "info depth 2 seldepth 3 multipv 1 score cp 35 lowerbound nodes 90 pv g1f3",
+            "info depth 2 seldepth 3 multipv 1 score cp 33 nodes 100 time 5 pv g1f3 b8c6",
+            "info depth 2 seldepth 3 multipv 2 score cp 25 nodes 100 time 5 pv f1c4 g8f6",
+        ] {
+            s.handle_line(l).unwrap();
+        }
+        assert!(s.is_searching());
+        s.handle_line("bestmove g1f3 ponder b8c6").unwrap();
+        // Qh5 (d1h5) was not among the lines: searched alone.
+        assert_eq!(
+            sent(&mut s),
+            [
+                "position startpos moves e2e4 e7e5",
+                "go depth 2 searchmoves d1h5"
+            ]
+        );
+        s.handle_line("info depth 1 multipv 1 score cp -10 pv d1h5")
+            .unwrap();
+        s.handle_line("info depth 2 multipv 1 score cp -20 time 3 pv d1h5 b8c6")
+            .unwrap();
+        assert!(s.take_result().is_none());
+        s.handle_line("bestmove d1h5").unwrap();
+        assert!(sent(&mut s).is_empty());
+        assert!(s.is_idle());
+        let r = s.take_result().unwrap();
+        assert_eq!(r.id, jobs[1].id);
+        assert_eq!(r.positions.len(), 1);
+        let p = &r.positions[0];
+        assert_eq!(p.ply_index, 2);
+        assert_eq!(p.search.lines.len(), 4, "the lowerbound line was replaced");
+        let fin = p.search.final_lines();
+        assert_eq!(fin[0].score, Score::Cp(33));
+        assert_eq!(fin[1].pv, ["f1c4", "g8f6"]);
+        assert_eq!(p.search.bestmove.as_deref(), Some("g1f3"));
+        let played = p.played_search.as_ref().unwrap();
+        assert_eq!(played.final_lines()[0].score, Score::Cp(-20));
+        assert_eq!(r.engine_time_ms(), 8);
+
+        // Options are not re-sent when unchanged.
+        s.submit(jobs[0].clone()).unwrap();
+        assert_eq!(sent(&mut s), ["ucinewgame", "isready"]);
+    }
+
+    #[test]
+    fn black_scores_are_normalised_to_white() {
+        let game = pgn::import("1. e4 e5 *").remove(0).unwrap();
+        let settings = Settings {
+            limit: Limit::Depth(1),
+            multipv: 1,
+            ..Settings::default()
+        };
+        let mut s = ready_session(&settings);
+        let mut job = plan::jobs(&game, &settings).remove(0);
+        job.tasks.remove(0); // keep only Black's move
+        s.submit(job).unwrap();
+        s.handle_line("readyok").unwrap();
+        sent(&mut s);
+        s.handle_line("info depth 1 multipv 1 score cp 25 pv e7e5")
+            .unwrap();
+        s.handle_line("info depth 2 multipv 1 score mate 3 pv e7e5")
+            .unwrap();
+        s.handle_line("bestmove e7e5").unwrap();
+        let r = s.take_result().unwrap();
+        let lines = &r.positions[0].search.lines;
+        assert_eq!(lines[0].score, Score::Cp(-25));
+        assert_eq!(lines[1].score, Score::Mate(-3));
+        assert!(r.positions[0].played_search.is_none());
+    }
+
+    #[test]
+    fn protocol_errors_are_reported_not_panics() {
+        let mut s = Session::new(&Settings::default());
+        assert!(matches!(
+            s.handle_line("bestmove e2e4"),
+            Err(SessionError::Unexpected(_))
+        ));
+        assert!(matches!(
+            s.handle_line("info depth x"),
+            Err(SessionError::BadLine(_))
+        ));
+        assert!(s.handle_line("Stockfish 19 by the developers").is_ok());
+        let game = pgn::import("1. e4 *").remove(0).unwrap();
+        let job = plan::jobs(&game, &Settings::default()).remove(0);
+        assert_eq!(s.submit(job), Err(SessionError::Busy));
+    }
+}

@@ -1,0 +1,401 @@
+//! End-to-end tests of the `fairsight` CLI with real engines: the npm `stockfish` build
+//! under node (installed by `npm ci`), and Debian's `stockfish` when present.
+
+use std::{
+    path::{Path, PathBuf},
+    process::{Command, Output},
+};
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fixture(name: &str) -> PathBuf {
+    root().join("tests/fixtures").join(name)
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = root().join("target/test-out");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn fairsight(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fairsight"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("fairsight runs")
+}
+
+fn node_engine_present() -> bool {
+    let ok = root()
+        .join("node_modules/stockfish/bin/stockfish-19-lite-single.js")
+        .is_file();
+    assert!(
+        ok || std::env::var_os("CI").is_none(),
+        "CI must install the npm stockfish package (npm ci)"
+    );
+    if !ok {
+        eprintln!("skipping: node_modules/stockfish missing (run `npm ci`)");
+    }
+    ok
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn read_json(p: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+#[test]
+fn analyses_a_short_game_and_flags_the_known_blunder() {
+    if !node_engine_present() {
+        return;
+    }
+    let json = tmp("legal.json");
+    let pgn = tmp("legal.pgn");
+    let o = fairsight(&[
+        "analyze",
+        fixture("legal-trap.pgn").to_str().unwrap(),
+        "--depth",
+        "8",
+        "--jobs",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+        "--pgn",
+        pgn.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let table = stdout(&o);
+    assert!(
+        table.contains("Trapper") && table.contains("Greedy"),
+        "{table}"
+    );
+
+    let r = read_json(&json);
+    assert_eq!(r["schema"], 1);
+    assert!(r["engine"]["name"].as_str().unwrap().contains("Stockfish"));
+    assert_eq!(r["engine"]["build"], "stockfish-19-lite-single");
+    let game = &r["games"][0];
+    assert!(game["error"].is_null());
+    let plies = game["plies"].as_array().unwrap();
+    assert_eq!(plies.len(), 13);
+    // 7. Nd5# is analysed; every ply has a verdict on whether it counts.
+    let searched = plies.iter().filter(|p| p["searched"] == true).count();
+    assert!(searched >= 11, "searched {searched}");
+    // 5... Bxd1?? allows mate in two: a blunder with a huge loss.
+    let bxd1 = &plies[9];
+    assert_eq!(bxd1["san"], "Bxd1");
+    assert_eq!(bxd1["side"], "black");
+    assert_eq!(bxd1["judgement"], "blunder", "{bxd1}");
+    assert!(bxd1["cpLoss"].as_i64().unwrap() >= 300, "{bxd1}");
+    assert!(bxd1["winLoss"].as_f64().unwrap() >= 15.0);
+    assert_eq!(bxd1["lines"].as_array().unwrap().len(), 4);
+    assert_eq!(bxd1["depthEvals"].as_array().unwrap().len(), 8);
+    // The mating move is the engine's choice.
+    assert_eq!(plies[12]["best"], "c3d5");
+    assert_eq!(plies[12]["rank"], 1);
+    // Clocks: 4... g6 took 56 - 50 + 1 = 7 s.
+    assert_eq!(plies[7]["timeSpent"].as_f64(), Some(7.0));
+    let black = &game["sides"]["black"];
+    assert_eq!(black["player"], "Greedy");
+    assert!(black["blunders"].as_u64().unwrap() >= 1);
+    assert!(black["engineScore"].as_f64().is_some());
+    assert!(black["analysedPlies"].as_u64().unwrap() >= 4);
+    let white = &game["sides"]["white"];
+    assert!(white["acpl"].as_f64().unwrap() < black["acpl"].as_f64().unwrap());
+    assert_eq!(r["players"].as_array().unwrap().len(), 2);
+
+    let annotated = std::fs::read_to_string(&pgn).unwrap();
+    assert!(annotated.contains("[%eval"), "{annotated}");
+    assert!(annotated.contains("Bxd1 $4"), "{annotated}");
+    let back = fairsight::pgn::import(&annotated);
+    assert_eq!(back.len(), 1);
+    assert_eq!(back[0].as_ref().unwrap().plies.len(), 13);
+}
+
+#[test]
+fn one_and_two_engines_give_byte_identical_json() {
+    if !node_engine_present() {
+        return;
+    }
+    let one = tmp("opera-j1.json");
+    let two = tmp("opera-j2.json");
+    for (jobs, out) in [("1", &one), ("2", &two)] {
+        let o = fairsight(&[
+            "analyze",
+            "samples/opera-1858.pgn",
+            "--depth",
+            "7",
+            "--chunk",
+            "6",
+            "--jobs",
+            jobs,
+            "--json",
+            out.to_str().unwrap(),
+            "--quiet",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let a = std::fs::read(&one).unwrap();
+    let b = std::fs::read(&two).unwrap();
+    assert!(a.len() > 10_000);
+    assert!(a == b, "--jobs 1 and --jobs 2 reports differ");
+}
+
+#[test]
+fn an_illegal_game_is_reported_and_the_others_analysed() {
+    if !node_engine_present() {
+        return;
+    }
+    let json = tmp("three.json");
+    let o = fairsight(&[
+        "analyze",
+        fixture("three-games-one-illegal.pgn").to_str().unwrap(),
+        "--depth",
+        "5",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("game 2 (Carol - Dave), line 13: illegal move 3. Qxd5"),
+        "{err}"
+    );
+    let r = read_json(&json);
+    let games = r["games"].as_array().unwrap();
+    assert_eq!(games.len(), 3);
+    assert!(games[1]["error"].as_str().unwrap().contains("Qxd5"));
+    assert!(games[1]["plies"].as_array().unwrap().is_empty());
+    for g in [&games[0], &games[2]] {
+        assert!(g["error"].is_null());
+        assert!(
+            g["plies"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|p| p["searched"] == true)
+        );
+    }
+    // Alice and Bob each played two games, one with each colour.
+    let players = r["players"].as_array().unwrap();
+    assert_eq!(players.len(), 2);
+    assert_eq!(players[0]["games"], 2);
+    assert_eq!(players[0]["whiteGames"], 1);
+}
+
+#[test]
+fn debian_stockfish_works_as_any_uci_engine() {
+    let path = "/usr/games/stockfish";
+    if !Path::new(path).is_file() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must install Debian's stockfish"
+        );
+        eprintln!("skipping: {path} missing (apt-get install stockfish)");
+        return;
+    }
+    let json = tmp("debian.json");
+    let o = fairsight(&[
+        "analyze",
+        fixture("legal-trap.pgn").to_str().unwrap(),
+        "--engine",
+        path,
+        "--nodes",
+        "20000",
+        "--multipv",
+        "2",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = read_json(&json);
+    assert!(
+        r["engine"]["name"]
+            .as_str()
+            .unwrap()
+            .starts_with("Stockfish 15")
+    );
+    assert_eq!(r["settings"]["limit"]["nodes"], 20000);
+    assert_eq!(r["games"][0]["plies"][9]["judgement"], "blunder");
+}
+
+#[test]
+fn annotate_mode_writes_craftys_comments() {
+    if !node_engine_present() {
+        return;
+    }
+    let pgn = tmp("legal-crafty.pgn");
+    let o = fairsight(&[
+        "analyze",
+        fixture("legal-trap.pgn").to_str().unwrap(),
+        "--mode",
+        "annotate",
+        "--side",
+        "b",
+        "--margin",
+        "1.0",
+        "--depth",
+        "8",
+        "--pgn",
+        pgn.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    // 5... Bxd1 loses more than a pawn: `{real (depth:best PV)}`.
+    let at = text.find("Bxd1").expect("the move is there");
+    let after = &text[at..];
+    let comment = &after[after.find('{').unwrap()..after.find('}').unwrap()];
+    assert!(comment.contains("(8:"), "{comment}");
+    // White's moves are not annotated.
+    let nxe5 = text.find("Nxe5").unwrap();
+    assert!(!text[nxe5..at].contains('{'), "{text}");
+}
+
+#[test]
+fn bad_arguments_and_missing_engines_exit_with_2() {
+    for args in [
+        vec!["analyze", "samples/opera-1858.pgn", "--depth", "0"],
+        vec![
+            "analyze",
+            "samples/opera-1858.pgn",
+            "--depth",
+            "3",
+            "--nodes",
+            "9",
+        ],
+        vec![
+            "analyze",
+            "samples/opera-1858.pgn",
+            "--mode",
+            "annotate",
+            "--moves",
+            "9-3",
+        ],
+        vec!["analyze", "no-such-file.pgn"],
+        vec!["analyze"],
+        vec!["frobnicate"],
+        vec![
+            "analyze",
+            "samples/opera-1858.pgn",
+            "--engine",
+            "/nonexistent/engine",
+        ],
+    ] {
+        let o = fairsight(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).is_empty());
+    }
+    let o = fairsight(&[
+        "analyze",
+        "samples/opera-1858.pgn",
+        "--engine",
+        "/nonexistent/engine",
+    ]);
+    assert!(stderr(&o).contains("cannot start engine"), "{}", stderr(&o));
+}
+
+/// A fake engine: answers the handshake, then never finishes a search.
+const HANGING_ENGINE: &str = r#"
+while read -r line; do
+  case "$line" in
+    uci) echo "id name Hang"; echo uciok ;;
+    isready) echo readyok ;;
+    quit) exit 0 ;;
+  esac
+done
+"#;
+
+#[test]
+fn a_hanging_engine_hits_the_deadline_and_the_run_fails_cleanly() {
+    let script = tmp("hang.sh");
+    std::fs::write(&script, HANGING_ENGINE).unwrap();
+    let json = tmp("hang.json");
+    let o = fairsight(&[
+        "analyze",
+        fixture("legal-trap.pgn").to_str().unwrap(),
+        "--engine",
+        &format!("bash {}", script.display()),
+        "--search-timeout",
+        "1",
+        "--jobs",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("restarting and retrying"), "{err}");
+    assert!(err.contains("was not analysed: engine timed out"), "{err}");
+    // The report is still written, with the plies marked as not searched.
+    let r = read_json(&json);
+    assert!(
+        r["games"][0]["plies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["searched"] == false)
+    );
+}
+
+#[test]
+fn a_crashing_engine_is_restarted_and_its_chunk_retried() {
+    if !node_engine_present() {
+        return;
+    }
+    // First start: dies after its first `go`. Later starts: the real engine.
+    let marker = tmp("crash.marker");
+    let _ = std::fs::remove_file(&marker);
+    let engine_js = root().join("node_modules/stockfish/bin/stockfish-19-lite-single.js");
+    let script = tmp("crash.sh");
+    std::fs::write(
+        &script,
+        format!(
+            r#"
+if [ ! -e "{marker}" ]; then
+  touch "{marker}"
+  while read -r line; do
+    case "$line" in
+      uci) echo "id name Crashy"; echo uciok ;;
+      isready) echo readyok ;;
+      go*) exit 3 ;;
+    esac
+  done
+fi
+exec node "{engine}"
+"#,
+            marker = marker.display(),
+            engine = engine_js.display()
+        ),
+    )
+    .unwrap();
+    let json = tmp("crash.json");
+    let o = fairsight(&[
+        "analyze",
+        fixture("legal-trap.pgn").to_str().unwrap(),
+        "--engine",
+        &format!("bash {}", script.display()),
+        "--depth",
+        "5",
+        "--jobs",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("restarting and retrying"));
+    let r = read_json(&json);
+    let plies = r["games"][0]["plies"].as_array().unwrap();
+    assert!(plies.iter().filter(|p| p["searched"] == true).count() >= 11);
+}

@@ -1,0 +1,268 @@
+//! PGN import over the shared corpus of real-world test files (`../shared/data/test-pgns`,
+//! collected from other PGN libraries' test suites). Skipped when the corpus is absent.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use fairsight::game::{Game, ImportError, ImportErrorKind, Side, Variant};
+use fairsight::pgn;
+
+/// The corpus folder, or `None` (with a note) when it is not checked out.
+fn corpus() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/test-pgns");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("skipping: ../shared/data absent");
+        None
+    }
+}
+
+/// A corpus file as text (lossily, like a browser would decode it).
+fn read(dir: &Path, file: &str) -> String {
+    let bytes = fs::read(dir.join(file)).unwrap_or_else(|err| panic!("{file}: {err}"));
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+fn split(results: Vec<Result<Game, ImportError>>) -> (Vec<Game>, Vec<ImportError>) {
+    let mut games = Vec::new();
+    let mut errors = Vec::new();
+    for result in results {
+        match result {
+            Ok(game) => games.push(game),
+            Err(err) => errors.push(err),
+        }
+    }
+    (games, errors)
+}
+
+fn event_lines(text: &str) -> usize {
+    text.lines().filter(|l| l.starts_with("[Event ")).count()
+}
+
+#[test]
+fn legal_examples_all_import() {
+    let Some(dir) = corpus() else { return };
+    let text = read(&dir, "rust-pgn-reader/examples_legal.pgn");
+    let (games, errors) = split(pgn::import(&text));
+    assert!(errors.is_empty(), "{errors:#?}");
+    assert_eq!(games.len(), event_lines(&text));
+    assert_eq!(games.len(), 100);
+    for (i, game) in games.iter().enumerate() {
+        assert_eq!(game.index, i);
+        assert!(game.plies.iter().all(|p| p.line > game.line));
+    }
+    // One game was abandoned before a move, from a FEN start with Black to move.
+    let empty: Vec<&Game> = games.iter().filter(|g| g.plies.is_empty()).collect();
+    assert_eq!(empty.len(), 1);
+    assert_eq!(empty[0].index, 62);
+    assert!(empty[0].start_fen.contains(" b KQkq "));
+    assert_eq!(empty[0].outcome.as_deref(), Some("1-0"));
+}
+
+#[test]
+fn illegal_examples_fail_with_one_clear_error() {
+    let Some(dir) = corpus() else { return };
+    let text = read(&dir, "rust-pgn-reader/examples_illegal.pgn");
+    let results = pgn::import(&text);
+    assert_eq!(results.len(), event_lines(&text));
+    assert_eq!(results.len(), 100);
+    // The file is meant to make a validator fail, but only one of its games is illegal:
+    // the other 99 replay legally, with every SAN written exactly as shakmaty writes it.
+    let (games, errors) = split(results);
+    assert_eq!(games.len(), 99);
+    let [err] = errors.as_slice() else {
+        panic!("expected one error, got {errors:#?}")
+    };
+    assert_eq!((err.index, err.line), (37, 833));
+    assert_eq!(
+        err.kind,
+        ImportErrorKind::IllegalMove {
+            move_number: 1,
+            side: Side::Black,
+            san: "b4".to_owned(),
+            reason: "illegal".to_owned(),
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "game 38 (penguingim1 - Nyezhmetdinov0), line 833: illegal move 1... b4"
+    );
+    // The games after it are unaffected.
+    assert!(games.iter().any(|g| g.index == 38));
+    assert_eq!(games.last().map(|g| g.index), Some(99));
+}
+
+#[test]
+fn crlf_file_without_blank_lines_has_fifteen_games() {
+    let Some(dir) = corpus() else { return };
+    let text = read(
+        &dir,
+        "pgnmentor_raw/WorldChamp2018_raw_crlf_no_blank_lines.pgn",
+    );
+    let (games, errors) = split(pgn::import(&text));
+    assert!(errors.is_empty(), "{errors:#?}");
+    assert_eq!(games.len(), 15);
+    for game in &games {
+        assert!(game.tag("Event").is_some_and(|e| e.starts_with("WCh")));
+        assert!(game.plies.len() > 20, "game {} is short", game.index);
+        assert!(game.outcome.is_some());
+        // Tags end on the line before the movetext.
+        assert_eq!(game.plies[0].line, game.line + game.tags.len() as u32);
+    }
+    assert_eq!(games[0].player(Side::White), "Caruana, Fabiano");
+    assert_eq!(games[0].plies.len(), 229);
+    assert_eq!(games[0].plies[228].san, "Ra8");
+    assert_eq!(games[0].plies[228].line, 35);
+    assert_eq!(games[0].plies[0].line, 18);
+}
+
+#[test]
+fn variants_are_refused_by_name() {
+    let Some(dir) = corpus() else { return };
+    let refused = |file: &str| -> Vec<String> {
+        pgn::import(&read(&dir, file))
+            .into_iter()
+            .filter_map(|r| match r {
+                Err(ImportError {
+                    kind: ImportErrorKind::UnsupportedVariant { variant },
+                    ..
+                }) => Some(variant),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(
+        refused("python-chess/data_pgn/saturs-jannlee-zh-lichess.pgn"),
+        ["Crazyhouse"]
+    );
+    assert_eq!(
+        refused("python-chess/data_pgn/knightvuillaume-jannlee-zh-lichess.pgn"),
+        ["Crazyhouse"]
+    );
+    assert_eq!(
+        refused("python-chess/data_pgn/antichess-programfox.pgn"),
+        ["Antichess", "Antichess"]
+    );
+    assert_eq!(
+        refused("rust-pgn-reader/rewrite-example.pgn"),
+        ["Antichess"]
+    );
+    assert_eq!(refused("lichess-pgn-viewer/demo_pgns.pgn"), ["Horde"]);
+
+    let results = pgn::import(&read(
+        &dir,
+        "python-chess/data_pgn/saturs-jannlee-zh-lichess.pgn",
+    ));
+    let Some(Err(err)) = results.first() else {
+        panic!("{results:?}")
+    };
+    assert_eq!(
+        err.to_string(),
+        "game 1 (saturos - JannLee), line 1: unsupported variant \"Crazyhouse\" \
+         (only standard chess and Chess960)"
+    );
+}
+
+#[test]
+fn chess960_games_import() {
+    let Some(dir) = corpus() else { return };
+    let text = read(&dir, "python-chess/data_pgn/cutechess-fischerrandom.pgn");
+    let (games, errors) = split(pgn::import(&text));
+    assert!(errors.is_empty(), "{errors:#?}");
+    assert_eq!(games.len(), 4);
+    assert!(games.iter().all(|g| g.variant == Variant::Chess960));
+    let castles: Vec<&str> = games
+        .iter()
+        .flat_map(|g| &g.plies)
+        .filter(|p| p.san.starts_with("O-O"))
+        .map(|p| p.uci.as_str())
+        .collect();
+    assert!(!castles.is_empty());
+    // King takes rook: the king's and the rook's squares hold pieces of the same side.
+    for game in &games {
+        for ply in game.plies.iter().filter(|p| p.san.starts_with("O-O")) {
+            let (from, to) = ply.uci.split_at(2);
+            assert_ne!(from, to);
+            assert!(to.ends_with('1') || to.ends_with('8'), "{}", ply.uci);
+        }
+    }
+}
+
+#[test]
+fn uci_notation_and_bom_files_import() {
+    let Some(dir) = corpus() else { return };
+    let (games, errors) = split(pgn::import(&read(
+        &dir,
+        "python-chess/data_pgn/uci-moves.pgn",
+    )));
+    assert!(errors.is_empty(), "{errors:#?}");
+    assert_eq!(games.len(), 1);
+    assert_eq!(games[0].plies.len(), 113);
+    assert_eq!(games[0].plies[0].san, "Nf3");
+    assert_eq!(games[0].outcome.as_deref(), Some("1/2-1/2"));
+
+    let (games, errors) = split(pgn::import(&read(
+        &dir,
+        "python-chess/data_pgn/utf8-bom.pgn",
+    )));
+    assert!(errors.is_empty(), "{errors:#?}");
+    let events: Vec<Option<&str>> = games.iter().map(|g| g.tag("Event")).collect();
+    assert_eq!(events, [Some("A"), Some("B")]);
+}
+
+#[test]
+fn games_without_tags_are_split_like_pgn_reader() {
+    let Some(dir) = corpus() else { return };
+    let results = pgn::import(&read(&dir, "lichess-pgn-viewer/demo_pgns.pgn"));
+    // Nine games with tags, and three without tags after the first (separated by blank
+    // lines).
+    assert_eq!(results.len(), 12);
+    let tagless: Vec<usize> = results
+        .iter()
+        .filter_map(|r| r.as_ref().ok())
+        .filter(|g| g.tags.is_empty())
+        .map(|g| g.plies.len())
+        .collect();
+    assert_eq!(tagless, [3, 5, 2]);
+}
+
+#[test]
+fn every_corpus_file_imports_without_panicking() {
+    let Some(dir) = corpus() else { return };
+    let mut files = Vec::new();
+    let mut folders = vec![dir];
+    while let Some(folder) = folders.pop() {
+        for entry in fs::read_dir(&folder).expect("readable corpus") {
+            let path = entry.expect("readable entry").path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "pgn") {
+                files.push(path);
+            }
+        }
+    }
+    assert!(files.len() >= 30, "{files:?}");
+    for path in files {
+        let bytes = fs::read(&path).expect("readable file");
+        let text = String::from_utf8_lossy(&bytes);
+        let results = pgn::import(&text);
+        for (i, result) in results.iter().enumerate() {
+            let (index, line) = match result {
+                Ok(game) => (game.index, game.line),
+                Err(err) => (err.index, err.line),
+            };
+            assert_eq!(index, i, "{}", path.display());
+            assert!(line >= 1, "{}", path.display());
+            if let Ok(game) = result {
+                let mut last = game.line;
+                for ply in &game.plies {
+                    assert!(ply.line >= last, "{} game {i}", path.display());
+                    last = ply.line;
+                }
+            }
+        }
+        // Lazily or all at once: the same games.
+        assert_eq!(pgn::games(&text).count(), results.len());
+    }
+}
