@@ -17,3 +17,5 @@ pub mod plan;
 pub mod report;
 pub mod session;
 pub mod uci;
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;

@@ -258,6 +258,25 @@ impl Session {
         self.running.is_some()
     }
 
+    /// The job running now, if any.
+    pub fn running_job(&self) -> Option<JobId> {
+        self.running.as_ref().map(|r| r.job.id)
+    }
+
+    /// The positions of the running job that are complete (main search done and, when
+    /// the played move needed its own search, that one too), in order. A front end may
+    /// show them before the whole job ends; they are part of the job's final result too,
+    /// identical, so recording them twice (by ply) changes nothing.
+    pub fn completed_positions(&self) -> &[PositionAnalysis] {
+        let Some(run) = &self.running else {
+            return &[];
+        };
+        let played_pending = matches!(run.current, Some(Step::Played(_)))
+            || matches!(run.steps.front(), Some(Step::Played(_)));
+        let n = run.positions.len() - usize::from(played_pending && !run.positions.is_empty());
+        &run.positions[..n]
+    }
+
     /// A finished job's result, if any.
     pub fn take_result(&mut self) -> Option<JobResult> {
         self.done.pop_front()
@@ -508,7 +527,13 @@ mod tests {
             s.handle_line(l).unwrap();
         }
         assert!(s.is_searching());
+        assert_eq!(s.running_job(), Some(jobs[1].id));
+        assert!(s.completed_positions().is_empty());
         s.handle_line("bestmove g1f3 ponder b8c6").unwrap();
+        assert!(
+            s.completed_positions().is_empty(),
+            "incomplete until the played move's own search ends"
+        );
         // Qh5 (d1h5) was not among the lines: searched alone.
         assert_eq!(
             sent(&mut s),
@@ -525,6 +550,11 @@ mod tests {
         s.handle_line("bestmove d1h5").unwrap();
         assert!(sent(&mut s).is_empty());
         assert!(s.is_idle());
+        assert!(
+            s.completed_positions().is_empty(),
+            "the job is done: no running job"
+        );
+        assert_eq!(s.running_job(), None);
         let r = s.take_result().unwrap();
         assert_eq!(r.id, jobs[1].id);
         assert_eq!(r.positions.len(), 1);
@@ -542,6 +572,32 @@ mod tests {
         // Options are not re-sent when unchanged.
         s.submit(jobs[0].clone()).unwrap();
         assert_eq!(sent(&mut s), ["ucinewgame", "isready"]);
+    }
+
+    #[test]
+    fn completed_positions_are_visible_before_the_job_ends() {
+        let game = pgn::import("1. e4 e5 *").remove(0).unwrap();
+        let settings = Settings {
+            limit: Limit::Depth(1),
+            multipv: 1,
+            ..Settings::default()
+        };
+        let mut s = ready_session(&settings);
+        s.submit(plan::jobs(&game, &settings).remove(0)).unwrap();
+        s.handle_line("readyok").unwrap();
+        sent(&mut s);
+        s.handle_line("info depth 1 multipv 1 score cp 30 pv e2e4")
+            .unwrap();
+        s.handle_line("bestmove e2e4").unwrap();
+        // e4 was the engine's line: the first position is complete, the job is not.
+        assert_eq!(s.completed_positions().len(), 1);
+        assert_eq!(s.completed_positions()[0].ply_index, 0);
+        assert!(s.take_result().is_none());
+        s.handle_line("info depth 1 multipv 1 score cp -20 pv e7e5")
+            .unwrap();
+        s.handle_line("bestmove e7e5").unwrap();
+        let r = s.take_result().unwrap();
+        assert_eq!(r.positions.len(), 2);
     }
 
     #[test]

@@ -1,0 +1,373 @@
+//! Browser bindings: the only file that knows about `wasm_bindgen`.
+//!
+//! Two opaque objects, driven by `www/`:
+//! - [`Analyzer`]: the imported games, their jobs, the results as they come in, the report.
+//! - [`EngineSession`]: the sans-IO UCI session of one Web Worker running Stockfish; the
+//!   page posts its commands to the worker and feeds back every line the worker prints.
+//!
+//! Jobs and results cross the boundary as JSON strings, so a result can be cached in
+//! IndexedDB and fed back byte for byte; summaries cross as camelCase objects
+//! (serde-wasm-bindgen, JSON-compatible). Every fallible call returns a `JsError`; nothing
+//! here unwraps.
+
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+use crate::{
+    analysis::Analysis,
+    annotate,
+    game::Side,
+    plan::{Job, Settings},
+    report::{EngineInfo, Report},
+    session::{JobResult, Session},
+};
+
+fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| JsError::new(&e.to_string()))
+}
+
+fn settings_from(value: JsValue) -> Result<Settings, JsError> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(Settings::default());
+    }
+    let settings: Settings = serde_wasm_bindgen::from_value(value)
+        .map_err(|e| JsError::new(&format!("bad settings: {e}")))?;
+    validate(&settings)?;
+    Ok(settings)
+}
+
+fn validate(s: &Settings) -> Result<(), JsError> {
+    use crate::uci::Limit;
+    let ok = match s.limit {
+        Limit::Depth(d) => (1..=60).contains(&d),
+        Limit::Nodes(n) => n >= 1,
+    };
+    if !ok {
+        return Err(JsError::new(
+            "bad settings: depth must be 1..=60, nodes at least 1",
+        ));
+    }
+    if !(1..=64).contains(&s.multipv) {
+        return Err(JsError::new("bad settings: lines (MultiPV) must be 1..=64"));
+    }
+    if s.chunk_plies == 0 {
+        return Err(JsError::new("bad settings: chunkPlies must be at least 1"));
+    }
+    Ok(())
+}
+
+/// Installs the panic hook (panics become `console.error` with a message). Called once
+/// when the module starts.
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+}
+
+/// The default settings (review mode), as a camelCase object.
+#[wasm_bindgen(js_name = defaultSettings)]
+pub fn default_settings() -> Result<JsValue, JsError> {
+    to_js(&Settings::default())
+}
+
+/// The crate version, shown in the page and used in cache keys.
+#[wasm_bindgen]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_owned()
+}
+
+/// Parses a saved JSON report (schema 1), returning it re-serialised exactly as the CLI
+/// writes it; an error names what is wrong.
+#[wasm_bindgen(js_name = normaliseReport)]
+pub fn normalise_report(json: &str) -> Result<String, JsError> {
+    let report = Report::from_json(json)
+        .map_err(|e| JsError::new(&format!("not a fairsight report: {e}")))?;
+    if report.schema != crate::report::SCHEMA {
+        return Err(JsError::new(&format!(
+            "report schema {} is not supported (expected {})",
+            report.schema,
+            crate::report::SCHEMA
+        )));
+    }
+    Ok(report.to_json())
+}
+
+/// Renders a saved report (JSON) as annotated PGN.
+#[wasm_bindgen(js_name = annotateReport)]
+pub fn annotate_report(json: &str) -> Result<String, JsError> {
+    let report = Report::from_json(json)
+        .map_err(|e| JsError::new(&format!("not a fairsight report: {e}")))?;
+    Ok(annotate::annotated_pgn(&report))
+}
+
+/// One game of the input, as listed before analysis.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct GameSummary {
+    index: usize,
+    line: u32,
+    white: String,
+    black: String,
+    event: Option<String>,
+    result: Option<String>,
+    plies: usize,
+    error: Option<String>,
+}
+
+/// A batch analysis. See the module docs.
+#[wasm_bindgen]
+pub struct Analyzer {
+    analysis: Analysis,
+    jobs: Vec<Job>,
+    engine: EngineInfo,
+}
+
+#[wasm_bindgen]
+impl Analyzer {
+    /// Imports `pgn` (any number of games; bad games become per-game errors) and plans
+    /// the jobs for `settings` (a partial camelCase `Settings` object, or `undefined` for
+    /// the defaults).
+    #[wasm_bindgen(constructor)]
+    pub fn new(pgn: &str, settings: JsValue) -> Result<Analyzer, JsError> {
+        let settings = settings_from(settings)?;
+        let analysis = Analysis::from_pgn(pgn, settings);
+        let jobs = analysis.jobs();
+        Ok(Analyzer {
+            analysis,
+            jobs,
+            engine: EngineInfo {
+                name: String::new(),
+                build: String::new(),
+            },
+        })
+    }
+
+    /// The settings in force, as a camelCase object.
+    pub fn settings(&self) -> Result<JsValue, JsError> {
+        to_js(self.analysis.settings())
+    }
+
+    /// The games: index, input line, players, number of plies, import error.
+    pub fn games(&self) -> Result<JsValue, JsError> {
+        let list: Vec<GameSummary> = self
+            .analysis
+            .games()
+            .iter()
+            .map(|g| match g {
+                Ok(g) => GameSummary {
+                    index: g.index,
+                    line: g.line,
+                    white: g.player(Side::White).to_owned(),
+                    black: g.player(Side::Black).to_owned(),
+                    event: g.tag("Event").map(str::to_owned),
+                    result: g.tag("Result").map(str::to_owned),
+                    plies: g.plies.len(),
+                    error: None,
+                },
+                Err(e) => {
+                    let tag = |n: &str| e.tags.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+                    GameSummary {
+                        index: e.index,
+                        line: e.line,
+                        white: tag("White").unwrap_or_else(|| "?".to_owned()),
+                        black: tag("Black").unwrap_or_else(|| "?".to_owned()),
+                        event: tag("Event"),
+                        result: tag("Result"),
+                        plies: 0,
+                        error: Some(e.to_string()),
+                    }
+                }
+            })
+            .collect();
+        to_js(&list)
+    }
+
+    /// Number of jobs (chunks) to run.
+    #[wasm_bindgen(js_name = jobCount)]
+    pub fn job_count(&self) -> usize {
+        self.jobs.len()
+    }
+
+    /// Job `i` as JSON, for [`EngineSession::submit`] and as the cache key's content.
+    #[wasm_bindgen(js_name = jobJson)]
+    pub fn job_json(&self, i: usize) -> Result<String, JsError> {
+        let job = self
+            .jobs
+            .get(i)
+            .ok_or_else(|| JsError::new(&format!("no job {i}")))?;
+        serde_json::to_string(job).map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// Number of positions job `i` records (for progress).
+    #[wasm_bindgen(js_name = jobPositions)]
+    pub fn job_positions(&self, i: usize) -> usize {
+        self.jobs.get(i).map_or(0, |j| j.tasks.len())
+    }
+
+    /// Positions to search in total.
+    #[wasm_bindgen(js_name = totalPositions)]
+    pub fn total_positions(&self) -> usize {
+        self.analysis.total_positions()
+    }
+
+    /// Positions searched so far.
+    #[wasm_bindgen(js_name = donePositions)]
+    pub fn done_positions(&self) -> usize {
+        self.analysis.done_positions()
+    }
+
+    /// Records a finished job's result (JSON from [`EngineSession::take_result_json`] or
+    /// from the cache), or the positions of a job completed so far (from
+    /// [`EngineSession::take_completed_json`]). A position already recorded is replaced.
+    #[wasm_bindgen(js_name = addResultJson)]
+    pub fn add_result_json(&mut self, json: &str) -> Result<(), JsError> {
+        let result: JobResult =
+            serde_json::from_str(json).map_err(|e| JsError::new(&format!("bad result: {e}")))?;
+        let known = !result.positions.is_empty()
+            && self.jobs.iter().any(|j| {
+                j.id == result.id
+                    && result
+                        .positions
+                        .iter()
+                        .all(|p| j.tasks.iter().any(|t| t.ply_index == p.ply_index))
+            });
+        if !known {
+            return Err(JsError::new(&format!(
+                "result for game {} chunk {} does not match any job",
+                result.id.game + 1,
+                result.id.chunk + 1
+            )));
+        }
+        self.analysis.add_result(result);
+        Ok(())
+    }
+
+    /// Sets the engine named in the report (`id name` and build).
+    #[wasm_bindgen(js_name = setEngine)]
+    pub fn set_engine(&mut self, name: &str, build: &str) {
+        self.engine = EngineInfo {
+            name: name.to_owned(),
+            build: build.to_owned(),
+        };
+    }
+
+    /// The report so far as JSON, exactly as the CLI's `--json` writes it.
+    #[wasm_bindgen(js_name = reportJson)]
+    pub fn report_json(&self) -> String {
+        self.analysis.report(self.engine.clone()).to_json()
+    }
+
+    /// The annotated PGN of the report so far.
+    #[wasm_bindgen(js_name = annotatedPgn)]
+    pub fn annotated_pgn(&self) -> String {
+        annotate::annotated_pgn(&self.analysis.report(self.engine.clone()))
+    }
+}
+
+/// The UCI session of one engine worker. See the module docs.
+#[wasm_bindgen]
+pub struct EngineSession {
+    session: Session,
+    /// Completed positions of the running job already handed out.
+    emitted: usize,
+}
+
+#[wasm_bindgen]
+impl EngineSession {
+    /// A new session (its first command is `uci`), for the analyzer's settings object.
+    #[wasm_bindgen(constructor)]
+    pub fn new(settings: JsValue) -> Result<EngineSession, JsError> {
+        Ok(EngineSession {
+            session: Session::new(&settings_from(settings)?),
+            emitted: 0,
+        })
+    }
+
+    /// The commands to post to the worker now, in order.
+    #[wasm_bindgen(js_name = takeCommands)]
+    pub fn take_commands(&mut self) -> Vec<String> {
+        self.session
+            .take_commands()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    /// Feeds one line the engine printed. An error means the engine broke the protocol:
+    /// the caller replaces the worker and retries the job.
+    #[wasm_bindgen(js_name = handleLine)]
+    pub fn handle_line(&mut self, line: &str) -> Result<(), JsError> {
+        self.session
+            .handle_line(line)
+            .map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// Starts a job (JSON from [`Analyzer::job_json`]). Only when idle.
+    pub fn submit(&mut self, job_json: &str) -> Result<(), JsError> {
+        let job: Job =
+            serde_json::from_str(job_json).map_err(|e| JsError::new(&format!("bad job: {e}")))?;
+        self.session
+            .submit(job)
+            .map_err(|e| JsError::new(&e.to_string()))?;
+        self.emitted = 0;
+        Ok(())
+    }
+
+    /// Positions of the running job completed since the last call, as a partial result
+    /// JSON (same shape as a job's result), or `undefined`. The job's final result
+    /// repeats them, identical.
+    #[wasm_bindgen(js_name = takeCompletedJson)]
+    pub fn take_completed_json(&mut self) -> Result<Option<String>, JsError> {
+        let (Some(id), done) = (
+            self.session.running_job(),
+            self.session.completed_positions(),
+        ) else {
+            return Ok(None);
+        };
+        if done.len() <= self.emitted {
+            return Ok(None);
+        }
+        let partial = JobResult {
+            id,
+            positions: done[self.emitted..].to_vec(),
+        };
+        self.emitted = done.len();
+        serde_json::to_string(&partial)
+            .map(Some)
+            .map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// A finished job's result as JSON, or `undefined`.
+    #[wasm_bindgen(js_name = takeResultJson)]
+    pub fn take_result_json(&mut self) -> Result<Option<String>, JsError> {
+        self.session
+            .take_result()
+            .map(|r| serde_json::to_string(&r).map_err(|e| JsError::new(&e.to_string())))
+            .transpose()
+    }
+
+    /// Whether the handshake is done and no job runs.
+    #[wasm_bindgen(js_name = isIdle)]
+    pub fn is_idle(&self) -> bool {
+        self.session.is_idle()
+    }
+
+    /// Whether a search is running (the per-search deadline applies).
+    #[wasm_bindgen(js_name = isSearching)]
+    pub fn is_searching(&self) -> bool {
+        self.session.is_searching()
+    }
+
+    /// Searches started so far (the deadline restarts when this changes).
+    #[wasm_bindgen(js_name = searchesStarted)]
+    pub fn searches_started(&self) -> f64 {
+        self.session.searches_started() as f64
+    }
+
+    /// The engine's `id name`, once known.
+    #[wasm_bindgen(js_name = engineName)]
+    pub fn engine_name(&self) -> Option<String> {
+        self.session.engine_name().map(str::to_owned)
+    }
+}

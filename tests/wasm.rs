@@ -1,0 +1,129 @@
+//! Tests of the browser bindings (`src/wasm.rs`), run in headless Chromium by
+//! wasm-bindgen-test-runner (see `scripts/test-wasm.sh`). The engine side is a recorded
+//! transcript here; the real engine in Web Workers is tested by `tests/browser/`.
+#![cfg(target_arch = "wasm32")]
+
+use fairsight::wasm::{Analyzer, EngineSession, annotate_report, normalise_report};
+use wasm_bindgen::JsValue;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const PGN: &str = "[White \"Ann\"]\n[Black \"Bob\"]\n\n1. e4 e5 *\n\n[White \"Carol\"]\n[Black \"Dave\"]\n\n1. e4 Ke7 *\n";
+
+fn settings() -> JsValue {
+    obj(r#"{"limit":{"depth":1},"multipv":1}"#)
+}
+
+/// A plain JS object from JSON, as the page passes settings.
+fn obj(json: &str) -> JsValue {
+    use serde::Serialize;
+    let value: serde_json::Value = serde_json::from_str(json).expect("valid test JSON");
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .expect("serialisable")
+}
+
+fn ok<T>(r: Result<T, wasm_bindgen::JsError>) -> T {
+    match r {
+        Ok(v) => v,
+        Err(_) => panic!("unexpected JsError"),
+    }
+}
+
+#[wasm_bindgen_test]
+fn imports_games_and_reports_the_bad_one() {
+    let a = ok(Analyzer::new(PGN, settings()));
+    let games: serde_json::Value = serde_wasm_bindgen::from_value(ok(a.games())).expect("games");
+    assert_eq!(games.as_array().map(Vec::len), Some(2));
+    assert_eq!(games[0]["white"], "Ann");
+    assert_eq!(games[0]["plies"], 2);
+    assert!(games[0]["error"].is_null());
+    let err = games[1]["error"].as_str().expect("an error");
+    assert!(err.contains("Carol - Dave") && err.contains("Ke7"), "{err}");
+    assert_eq!(a.job_count(), 1);
+    assert_eq!(a.total_positions(), 2);
+    assert_eq!(a.done_positions(), 0);
+}
+
+#[wasm_bindgen_test]
+fn bad_settings_are_a_js_error_not_a_panic() {
+    assert!(Analyzer::new(PGN, obj(r#"{"limit":{"depth":0}}"#)).is_err());
+    assert!(Analyzer::new(PGN, obj(r#"{"multipv":"four"}"#)).is_err());
+    assert!(EngineSession::new(obj(r#"{"chunkPlies":0}"#)).is_err());
+    let mut a = ok(Analyzer::new(PGN, settings()));
+    assert!(a.add_result_json("{not json").is_err());
+    assert!(
+        a.add_result_json(r#"{"id":{"game":7,"chunk":0},"positions":[]}"#)
+            .is_err()
+    );
+    assert!(a.job_json(5).is_err());
+    assert!(normalise_report("[]").is_err());
+    assert!(annotate_report("{}").is_err());
+}
+
+/// Drives a session through a recorded engine transcript and checks the report.
+#[wasm_bindgen_test]
+fn a_session_fed_engine_lines_produces_the_report() {
+    let mut a = ok(Analyzer::new(PGN, settings()));
+    let mut s = ok(EngineSession::new(ok(a.settings())));
+    assert_eq!(s.take_commands(), vec!["uci".to_owned()]);
+    for line in ["id name Recorded 1", "uciok"] {
+        ok(s.handle_line(line));
+    }
+    let cmds = s.take_commands();
+    assert!(
+        cmds.contains(&"setoption name Threads value 1".to_owned()),
+        "{cmds:?}"
+    );
+    assert_eq!(cmds.last().map(String::as_str), Some("isready"));
+    ok(s.handle_line("readyok"));
+    assert!(s.is_idle());
+    assert_eq!(s.engine_name().as_deref(), Some("Recorded 1"));
+
+    ok(s.submit(&ok(a.job_json(0))));
+    assert!(!s.is_idle());
+    let cmds = s.take_commands();
+    assert!(
+        cmds.contains(&"setoption name MultiPV value 1".to_owned()),
+        "{cmds:?}"
+    );
+    assert!(cmds.contains(&"ucinewgame".to_owned()), "{cmds:?}");
+    ok(s.handle_line("readyok"));
+    let cmds = s.take_commands();
+    assert_eq!(cmds, vec!["position startpos", "go depth 1"]);
+    assert!(s.is_searching());
+    ok(s.handle_line(
+        "info depth 1 seldepth 2 multipv 1 score cp 30 nodes 20 nps 1000 time 1 pv e2e4 e7e5",
+    ));
+    ok(s.handle_line("bestmove e2e4 ponder e7e5"));
+    let cmds = s.take_commands();
+    assert_eq!(cmds, vec!["position startpos moves e2e4", "go depth 1"]);
+    ok(s.handle_line(
+        "info depth 1 seldepth 2 multipv 1 score cp -25 nodes 20 nps 1000 time 1 pv e7e5",
+    ));
+    ok(s.handle_line("bestmove e7e5"));
+    let result = ok(s.take_result_json()).expect("the job is done");
+    assert!(s.is_idle());
+    assert!(
+        s.handle_line("bestmove e2e4").is_err(),
+        "a bestmove out of a search"
+    );
+
+    ok(a.add_result_json(&result));
+    assert_eq!(a.done_positions(), 2);
+    a.set_engine("Recorded 1", "transcript");
+    let json = a.report_json();
+    let report: serde_json::Value = serde_json::from_str(&json).expect("report JSON");
+    assert_eq!(report["schema"], 1);
+    assert_eq!(report["engine"]["name"], "Recorded 1");
+    let plies = &report["games"][0]["plies"];
+    assert_eq!(plies[0]["san"], "e4");
+    assert_eq!(plies[0]["rank"], 1);
+    assert_eq!(plies[1]["eval"]["cp"], 25, "White's point of view");
+    assert!(report["games"][1]["error"].is_string());
+    // A saved report opens as the same JSON, and renders as PGN.
+    assert_eq!(ok(normalise_report(&json)), json);
+    assert!(ok(annotate_report(&json)).contains("[White \"Ann\"]"));
+    assert!(a.annotated_pgn().contains("1. e4"));
+}
