@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
-# Installs everything, builds fairsight and analyses the built-in sample game.
+# Installs everything, builds the page and the CLI, and serves the page on
+# http://127.0.0.1:8080/ (PORT=... to change) with the sample game one click away.
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/install.sh
+scripts/build-web.sh
 cargo build --release
-mkdir -p out
-./target/release/fairsight analyze samples/opera-1858.pgn \
-  --json out/sample-report.json --pgn out/sample-annotated.pgn "$@"
-echo "reports: out/sample-report.json, out/sample-annotated.pgn" >&2
+exec node scripts/serve.mjs --port "${PORT:-8080}" --quiet

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Installs everything and runs every test: formatting, lints, the wasm build of the core,
-# the fuzz target (briefly), unit, doc, integration and corpus tests.
+# Installs everything and runs every test: formatting, lints (native and wasm), the fuzz
+# target (briefly), unit, doc, integration and corpus tests, the wasm bindings in headless
+# Chromium, and the page end to end (Playwright + Chromium + Stockfish in Web Workers).
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/install.sh
-scripts/fuzz.sh
 cargo fmt --check
 cargo clippy --all-targets -- -D warnings
-cargo build --lib --target wasm32-unknown-unknown --no-default-features
+cargo clippy --lib --tests --target wasm32-unknown-unknown --no-default-features -- -D warnings
+scripts/build-web.sh
+scripts/fuzz.sh
 cargo test
+scripts/test-wasm.sh
+node --test --test-concurrency=1 tests/browser/

@@ -4,18 +4,33 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+    echo "fairsight: need root for: $*" >&2; return 1; fi
+}
+
 rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || rustup target add wasm32-unknown-unknown
 
-# Debian's Stockfish: a second, native UCI engine for the CLI tests.
-if [ ! -x /usr/games/stockfish ]; then
-  if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stockfish >/dev/null
-  else
-    echo "note: /usr/games/stockfish missing (sudo apt-get install stockfish); its test will skip" >&2
-  fi
+# wasm-bindgen-cli at exactly the crate's wasm-bindgen version (from Cargo.lock).
+want=$(grep -A1 '^name = "wasm-bindgen"$' Cargo.lock | sed -n 's/^version = "\(.*\)"$/\1/p')
+have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+if [ "$have" != "$want" ]; then
+  cargo install wasm-bindgen-cli --version "$want"
 fi
 
-# The npm `stockfish` package (Stockfish 19 in WebAssembly): the default engine.
+# Debian packages: Stockfish (a second, native UCI engine for the CLI tests) and Chromium
+# with its driver (browser tests).
+missing=()
+[ -x /usr/games/stockfish ] || missing+=(stockfish)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+[ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
+if [ ${#missing[@]} -gt 0 ]; then
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# npm packages: stockfish (the engine), chessground (the board), binaryen (wasm-opt),
+# playwright-core (browser tests; it drives Debian's chromium, downloads nothing).
 if [ ! -f node_modules/stockfish/bin/stockfish-19-lite-single.js ] \
    || ! cmp -s package-lock.json node_modules/.package-lock.json 2>/dev/null; then
   npm ci --ignore-scripts --no-audit --no-fund

@@ -1,0 +1,169 @@
+// Browser benchmark (not a test: it prints, it asserts nothing). In one run, headless:
+//  1. per-worker nps of the engine build in a Web Worker against the same build under
+//     node, on the same positions and node budget;
+//  2. wall time of an 80-ply game in review mode (defaults: depth 14, 4 lines) with 1 and
+//     2 workers, the efficiency ratio (summed busy time of the workers ÷ workers ÷ wall)
+//     and the time to the first analysed move.
+// Usage: node scripts/bench-web.mjs [--depth N] [--lines N] [--nodes N] [--plies N]
+// Needs scripts/install.sh and scripts/build-web.sh first.
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { launch, openPage, root, startServer } from '../tests/browser/harness.mjs';
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args[i + 1]) : dflt;
+};
+const depth = opt('--depth', 14);
+const lines = opt('--lines', 4);
+const npsNodes = opt('--nodes', 1500000);
+const maxPlies = opt('--plies', 80);
+const BUILD = 'stockfish-19-lite-single';
+
+const POSITIONS = [
+  'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1',
+  'r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 0 9',
+  '8/5pk1/6p1/3P3p/2p4P/2P3P1/5PK1/8 w - - 0 45',
+];
+
+/** The first `n` plies of a PGN's first game, rebuilt as plain movetext with its tags. */
+function firstPlies(pgn, n) {
+  const game = pgn.split(/\n(?=\[Event )/)[0];
+  const tags = game.match(/^\[.*\]$/gm) || [];
+  let text = game.replace(/^\[.*\]$/gm, ' ');
+  text = text.replace(/\{[^}]*\}/g, ' ').replace(/;[^\n]*/g, ' ');
+  while (/\([^()]*\)/.test(text)) text = text.replace(/\([^()]*\)/g, ' ');
+  const sans = text
+    .split(/\s+/)
+    .map((t) => t.replace(/^\d+\.+/, ''))
+    .filter((t) => t && !/^\$\d+$/.test(t) && !/^(1-0|0-1|1\/2-1\/2|\*)$/.test(t))
+    .slice(0, n);
+  const moves = sans.map((s, i) => (i % 2 === 0 ? `${i / 2 + 1}. ${s}` : s)).join(' ');
+  return { pgn: `${tags.join('\n')}\n\n${moves} *\n`, plies: sans.length };
+}
+
+function benchGame() {
+  const shared = path.join(root, '..', 'shared', 'data', 'human', 'otb', 'nepomniachtchi-liren-2023-wch-game1.pgn');
+  if (fs.existsSync(shared)) {
+    return { label: `${path.basename(shared)} (first ${maxPlies} plies)`, ...firstPlies(fs.readFileSync(shared, 'utf8'), maxPlies) };
+  }
+  const sample = path.join(root, 'samples', 'opera-1858.pgn');
+  console.log('note: ../shared/data absent; using the 33-ply sample game instead');
+  return { label: 'samples/opera-1858.pgn', ...firstPlies(fs.readFileSync(sample, 'utf8'), maxPlies) };
+}
+
+/** Runs UCI commands in node; resolves with [nodes, ms] of each `go`. */
+function nodeNps() {
+  return new Promise((resolve, reject) => {
+    const p = spawn('node', [path.join(root, 'node_modules', 'stockfish', 'bin', `${BUILD}.js`)]);
+    const out = [];
+    let last = null;
+    let buf = '';
+    let i = 0;
+    const next = () => {
+      if (i === POSITIONS.length) {
+        p.stdin.write('quit\n');
+        resolve(out);
+        return;
+      }
+      p.stdin.write(`ucinewgame\nposition fen ${POSITIONS[i++]}\ngo nodes ${npsNodes}\n`);
+    };
+    p.stdout.on('data', (d) => {
+      buf += d;
+      let k;
+      while ((k = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, k).trim();
+        buf = buf.slice(k + 1);
+        if (line.startsWith('info') && / nodes \d+/.test(line) && / time \d+/.test(line)) {
+          last = [Number(line.match(/ nodes (\d+)/)[1]), Number(line.match(/ time (\d+)/)[1])];
+        }
+        if (line === 'readyok') next();
+        if (line.startsWith('bestmove')) {
+          out.push(last);
+          next();
+        }
+      }
+    });
+    p.on('error', reject);
+    p.stdin.write('uci\nsetoption name Hash value 16\nsetoption name Threads value 1\nisready\n');
+  });
+}
+
+/** The same in a Web Worker of the page. */
+async function browserNps(page) {
+  return page.evaluate(
+    ({ positions, nodes, build }) =>
+      new Promise((resolve) => {
+        const w = new Worker(`www/pkg/engine/${build}.js`);
+        const out = [];
+        let last = null;
+        let i = 0;
+        const next = () => {
+          if (i === positions.length) {
+            w.terminate();
+            resolve(out);
+            return;
+          }
+          w.postMessage('ucinewgame');
+          w.postMessage(`position fen ${positions[i++]}`);
+          w.postMessage(`go nodes ${nodes}`);
+        };
+        w.onmessage = (e) => {
+          const line = String(e.data);
+          if (line.startsWith('info') && / nodes \d+/.test(line) && / time \d+/.test(line)) {
+            last = [Number(line.match(/ nodes (\d+)/)[1]), Number(line.match(/ time (\d+)/)[1])];
+          }
+          if (line === 'readyok') next();
+          if (line.startsWith('bestmove')) {
+            out.push(last);
+            next();
+          }
+        };
+        for (const c of ['uci', 'setoption name Hash value 16', 'setoption name Threads value 1', 'isready']) {
+          w.postMessage(c);
+        }
+      }),
+    { positions: POSITIONS, nodes: npsNodes, build: BUILD },
+  );
+}
+
+const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+const nps = (runs) => sum(runs.map((r) => r[0])) / (sum(runs.map((r) => r[1])) / 1000);
+
+const site = await startServer();
+const browser = await launch();
+try {
+  console.log(`engine build: ${BUILD}; ${POSITIONS.length} positions x ${npsNodes} nodes, hash 16 MB, 1 thread`);
+  const { page, context } = await openPage(browser, `${site.origin}/?nosw=1`);
+  const b = await browserNps(page);
+  await context.close();
+  const n = await nodeNps();
+  console.log(`nps: browser worker ${Math.round(nps(b))}, node ${Math.round(nps(n))}, browser/node ${(nps(b) / nps(n)).toFixed(2)}`);
+
+  const game = benchGame();
+  console.log(`game: ${game.label}, ${game.plies} plies; review mode depth ${depth}, ${lines} lines`);
+  const rows = [];
+  for (const workers of [1, 2]) {
+    const { page: p, context: c } = await openPage(
+      browser,
+      `${site.origin}/?nosw=1&depth=${depth}&lines=${lines}&workers=${workers}`,
+    );
+    await p.fill('#pgn', game.pgn);
+    await p.click('#analyse');
+    await p.waitForFunction(() => window.fairsight.state.runs > 0, null, { timeout: 0 });
+    const s = await p.evaluate(() => window.fairsight.state.lastRun);
+    await c.close();
+    rows.push(s);
+    console.log(
+      `  ${workers} worker(s): wall ${(s.wallMs / 1000).toFixed(1)} s for ${s.positions} positions, ` +
+        `busy ${(s.engineMs / 1000).toFixed(1)} s, efficiency ${(s.engineMs / workers / s.wallMs).toFixed(2)}, ` +
+        `first analysed move after ${(s.firstMs / 1000).toFixed(1)} s`,
+    );
+  }
+  console.log(`  speed-up 2 vs 1 worker: ${(rows[0].wallMs / rows[1].wallMs).toFixed(2)}`);
+} finally {
+  await browser.close();
+  site.close();
+}

@@ -1,0 +1,307 @@
+// End-to-end tests of the page in headless Chromium (playwright-core + Debian's
+// /usr/bin/chromium) with the real Stockfish (npm `stockfish`, lite single build) in Web
+// Workers. Shallow searches keep them fast. Run: node --test tests/browser/
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import {
+  analysePgn,
+  cliReport,
+  fixture,
+  launch,
+  openPage,
+  root,
+  shot,
+  startServer,
+} from './harness.mjs';
+
+let browser;
+let site;
+
+before(async () => {
+  site = await startServer();
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  site?.close();
+});
+
+/** Every request went to the page's own origin (or stayed in the browser). */
+function assertOwnOrigin(requests, origin) {
+  const foreign = requests.filter(
+    (u) => !u.startsWith(`${origin}/`) && !u.startsWith('blob:') && !u.startsWith('data:'),
+  );
+  assert.deepEqual(foreign, [], 'requests to other origins');
+}
+
+const TRAP = path.join(root, 'tests', 'fixtures', 'legal-trap.pgn');
+const SHALLOW = '?depth=8&lines=2&nosw=1';
+let cliTrap; // the CLI's report for TRAP at depth 8, 2 lines
+
+function cliTrapReport() {
+  cliTrap ??= cliReport(TRAP, ['--depth', '8', '--multipv', '2']);
+  return cliTrap;
+}
+
+test('analyses a short game, flags the known blunder, and equals the CLI report', async () => {
+  const { context, page, requests, errors } = await openPage(
+    browser,
+    `${site.origin}/${SHALLOW}&workers=2`,
+  );
+  const report = await analysePgn(page, fixture('legal-trap.pgn'));
+  const plies = report.games[0].plies;
+  assert.equal(plies.length, 13);
+  assert.ok(plies.every((p) => p.searched || p.excluded === 'forced'), 'every ply searched');
+  assert.equal(plies[11].excluded, 'forced', '6... Ke7 is the only legal move');
+  const bxd1 = plies[9];
+  assert.equal(bxd1.san, 'Bxd1');
+  assert.equal(bxd1.judgement, 'blunder');
+  assert.equal(bxd1.depthEvals.length, 8);
+  assert.equal(report.engine.build, 'stockfish-19-lite-single');
+  assert.match(report.engine.name, /Stockfish/);
+
+  // Same numbers as the CLI (node running the same engine build), byte for byte.
+  const browserJson = await page.evaluate(() => window.fairsight.state.reportJson);
+  assert.equal(`${browserJson}\n`, cliTrapReport());
+
+  // The move list shows the blunder; selecting it shows its engine lines.
+  await page.locator('#game .blunder').first().click();
+  const panel = await page.textContent('#game');
+  assert.match(panel, /Bxd1/);
+  assert.match(await page.textContent('#players'), /Greedy/);
+  await shot(page, 'review-game');
+  await page.locator('#game').screenshot({ path: path.join(root, 'target', 'screenshots', 'game-view.png') });
+
+  // Exports: the JSON download is the report; the PGN has the blunder's NAG.
+  const [json] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
+  assert.equal(fs.readFileSync(await json.path(), 'utf8'), `${browserJson}\n`);
+  const [pgn] = await Promise.all([page.waitForEvent('download'), page.click('#export-pgn')]);
+  assert.match(fs.readFileSync(await pgn.path(), 'utf8'), /Bxd1 \$4/);
+
+  assert.deepEqual(errors, []);
+  assertOwnOrigin(requests, site.origin);
+  await context.close();
+});
+
+test('a multi-game file with one illegal game: the error is shown, the rest analysed', async () => {
+  const { context, page, requests, errors } = await openPage(
+    browser,
+    `${site.origin}/?depth=5&lines=1&nosw=1`,
+  );
+  const report = await analysePgn(page, fixture('three-games-one-illegal.pgn'));
+  assert.equal(report.games.length, 3);
+  const bad = report.games[1];
+  assert.match(bad.error, /game 2 \(Carol - Dave\), line 13: illegal move 3\. Qxd5/);
+  assert.equal(bad.plies.length, 0);
+  for (const g of [report.games[0], report.games[2]]) {
+    assert.equal(g.error, null);
+    assert.ok(g.plies.length > 0 && g.plies.every((p) => p.searched || p.excluded));
+  }
+  assert.match(await page.textContent('#messages'), /illegal move 3\. Qxd5/);
+  assert.match(await page.textContent('#games'), /Carol/);
+  await shot(page, 'multi-game-with-error');
+  assert.deepEqual(errors, []);
+  assertOwnOrigin(requests, site.origin);
+  await context.close();
+});
+
+test('cancel stops every worker at once and keeps what was analysed', async () => {
+  const { context, page, errors } = await openPage(
+    browser,
+    `${site.origin}/?depth=14&lines=4&workers=2&nosw=1`,
+  );
+  await page.click('#sample'); // loads the built-in game and starts at once
+  await page.waitForFunction(() => window.fairsight.state.pool?.slots.some((s) => s.job !== null));
+  await page.waitForTimeout(500);
+  const t = Date.now();
+  await page.click('#cancel');
+  await page.waitForFunction(() => document.body.dataset.state === 'cancelled', null, {
+    timeout: 5000,
+  });
+  assert.ok(Date.now() - t < 3000, 'cancel is immediate');
+  const live = await page.evaluate(() => window.fairsight.state.pool);
+  assert.equal(live, null);
+  const report = JSON.parse(await page.evaluate(() => window.fairsight.state.reportJson));
+  const plies = report.games[0].plies;
+  assert.ok(plies.some((p) => !p.searched), 'not everything was analysed');
+  assert.match(await page.textContent('#progress-text'), /Cancelled/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a saved JSON report opens without analysing; a bad file gets a clear error', async () => {
+  const saved = path.join(root, 'target', 'saved-report.json');
+  fs.writeFileSync(saved, cliTrapReport());
+  const bad = path.join(root, 'target', 'not-a-report.json');
+  fs.writeFileSync(bad, '{"schema": 1, "games": "no"}');
+  const { context, page, requests, errors } = await openPage(browser, `${site.origin}/?nosw=1`);
+  await page.setInputFiles('#open-report', bad);
+  await page.waitForFunction(() => document.querySelector('#messages').textContent.length > 0);
+  assert.match(await page.textContent('#messages'), /not-a-report\.json: not a fairsight report/);
+
+  await page.setInputFiles('#open-report', saved);
+  await page.waitForFunction(() => document.body.dataset.state === 'done');
+  const json = await page.evaluate(() => window.fairsight.state.reportJson);
+  assert.equal(`${json}\n`, cliTrapReport());
+  assert.match(await page.textContent('#games'), /Trapper/);
+  assert.ok((await page.locator('#game .blunder').count()) >= 1);
+  assert.ok(!requests.some((u) => u.includes('/engine/')), 'no engine was started');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the embed works in an iframe on another origin, fed by postMessage', async () => {
+  const pgn = fixture('legal-trap.pgn');
+  const parent = http.createServer((req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html' });
+    if (req.url === '/fragment') {
+      const src = `${site.origin}/embed.html?depth=4&lines=1&nosw=1#auto=1&pgn=${encodeURIComponent(pgn)}`;
+      res.end(`<!doctype html><title>Club</title><iframe width="420" height="700" src="${src}"></iframe>`);
+      return;
+    }
+    res.end(`<!doctype html><title>Club site</title><h1>Our club</h1>
+<iframe id="fs" width="420" height="800" src="${site.origin}/embed.html?depth=6&lines=1&nosw=1"></iframe>
+<script>
+  window.result = null;
+  const pgn = ${JSON.stringify(pgn)};
+  window.addEventListener('message', (e) => {
+    if (e.origin !== ${JSON.stringify(site.origin)}) return;
+    if (e.data.type === 'fairsight:ready') {
+      document.getElementById('fs').contentWindow.postMessage({ type: 'fairsight:analyse', pgn }, e.origin);
+    }
+    if (e.data.type === 'fairsight:report') window.result = e.data.report;
+  });
+</script>`);
+  });
+  await new Promise((r) => parent.listen(0, '127.0.0.1', r));
+  const parentOrigin = `http://127.0.0.1:${parent.address().port}`;
+  const context = await browser.newContext({ viewport: { width: 500, height: 900 } });
+  const requests = [];
+  context.on('request', (r) => requests.push(r.url()));
+  const page = await context.newPage();
+  await page.goto(`${parentOrigin}/`);
+  await page.waitForFunction(() => window.result !== null, null, { timeout: 120000 });
+  const report = JSON.parse(await page.evaluate(() => window.result));
+  assert.equal(report.games[0].plies.length, 13);
+  assert.ok(report.games[0].plies.every((p) => p.searched || p.excluded === 'forced'));
+  await page.waitForTimeout(1500); // the last render
+  await shot(page, 'embed-in-iframe');
+
+  // The other way in: the PGN in the URL fragment, started at once.
+  await page.goto(`${parentOrigin}/fragment`);
+  const frame = page.frames().find((f) => f.url().includes('/embed.html'));
+  await frame.waitForFunction(() => document.body.dataset.state === 'done', null, { timeout: 120000 });
+  const fromFragment = JSON.parse(await frame.evaluate(() => window.fairsight.state.reportJson));
+  assert.equal(fromFragment.games[0].tags.White, 'Trapper');
+  assert.ok(fromFragment.games[0].plies[9].searched);
+  const foreign = requests.filter(
+    (u) => !u.startsWith(`${site.origin}/`) && !u.startsWith(`${parentOrigin}/`) && !u.startsWith('blob:'),
+  );
+  assert.deepEqual(foreign, []);
+  await context.close();
+  parent.close();
+});
+
+test('after one visit the page works offline: reload, then analyse', async () => {
+  const { context, page, requests, errors } = await openPage(
+    browser,
+    `${site.origin}/?depth=5&lines=1`,
+  );
+  await page.evaluate(async () => {
+    await navigator.serviceWorker.ready;
+  });
+  await page.reload();
+  await page.waitForFunction(() => document.body.dataset.state === 'idle');
+  assert.ok(await page.evaluate(() => Boolean(navigator.serviceWorker.controller)));
+  await context.setOffline(true);
+  await page.reload();
+  await page.waitForFunction(() => document.body.dataset.state === 'idle', null, {
+    timeout: 30000,
+  });
+  await page.click('#sample');
+  await page.waitForFunction(() => document.body.dataset.state === 'done', null, {
+    timeout: 120000,
+  });
+  assert.match(await page.inputValue('#pgn'), /Morphy/);
+  const report = JSON.parse(await page.evaluate(() => window.fairsight.state.reportJson));
+  assert.equal(report.games[0].plies.length, 33);
+  assert.ok(report.games[0].plies.every((p) => p.searched || p.excluded));
+  await shot(page, 'offline-sample');
+  assert.deepEqual(errors, []);
+  assertOwnOrigin(requests, site.origin);
+  await context.close();
+});
+
+test('hostile tag text is shown as text and never runs', async () => {
+  const { context, page, errors, dialogs } = await openPage(
+    browser,
+    `${site.origin}/?depth=4&lines=1&nosw=1`,
+  );
+  const pgn = `[Event "<script>alert(2)</script>"]
+[White "<img src=x onerror=alert(1)>"]
+[Black "Bob"]
+[Result "*"]
+
+1. e4 { <b onmouseover=alert(3)>hi</b> } e5 2. Nf3 *
+`;
+  const report = await analysePgn(page, pgn);
+  assert.equal(report.games[0].tags.White, '<img src=x onerror=alert(1)>');
+  await page.waitForTimeout(300);
+  assert.match(await page.textContent('#games'), /<img src=x onerror=alert\(1\)>/);
+  assert.match(await page.textContent('#players'), /<img src=x onerror=alert\(1\)>/);
+  assert.equal(await page.locator('img[src="x"]').count(), 0);
+  assert.equal(await page.locator('main script').count(), 0);
+  assert.deepEqual(dialogs, []);
+  assert.deepEqual(errors, []);
+  await shot(page, 'xss-game');
+  await context.close();
+});
+
+test('a worker killed mid-analysis is replaced and its chunk retried', async () => {
+  const { context, page, errors } = await openPage(
+    browser,
+    `${site.origin}/${SHALLOW}&workers=1&stall=1500`,
+  );
+  await page.fill('#pgn', fixture('legal-trap.pgn'));
+  await page.click('#analyse');
+  await page.waitForFunction(() => window.fairsight.state.pool?.slots[0]?.job === 0);
+  assert.equal(await page.evaluate(() => window.fairsight.killWorker(0)), true);
+  await page.waitForFunction(() => document.body.dataset.state === 'done', null, {
+    timeout: 120000,
+  });
+  assert.match(await page.textContent('#messages'), /retrying job 1/);
+  const json = await page.evaluate(() => window.fairsight.state.reportJson);
+  // Nothing lost, nothing counted twice: the same report as an undisturbed CLI run.
+  assert.equal(`${json}\n`, cliTrapReport());
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('re-analysis comes from the IndexedDB cache; clearing it forces the engine again', async () => {
+  const { context, page, requests, errors } = await openPage(
+    browser,
+    `${site.origin}/?depth=6&lines=2&nosw=1`,
+  );
+  const first = await analysePgn(page, fixture('legal-trap.pgn'));
+  const engineLoads = () => requests.filter((u) => u.includes('/engine/')).length;
+  const loads = engineLoads();
+  assert.ok(loads >= 1);
+  const second = await analysePgn(page, fixture('legal-trap.pgn'));
+  assert.deepEqual(second, first);
+  assert.match(await page.textContent('#progress-text'), /12 from cache/);
+  assert.equal(engineLoads(), loads, 'no engine started for cached positions');
+  assert.match(await page.textContent('#cache-info'), /1 analysed chunk cached/);
+
+  await page.click('#settings summary');
+  await page.click('#clear-cache');
+  await page.waitForFunction(() => /^0 analysed/.test(document.querySelector('#cache-info').textContent));
+  const third = await analysePgn(page, fixture('legal-trap.pgn'));
+  assert.deepEqual(third, first);
+  assert.ok(engineLoads() > loads);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -1,0 +1,103 @@
+// Shared set-up of the browser tests and the browser benchmark: the page served on
+// localhost by scripts/serve.mjs, Debian's Chromium driven by playwright-core, a request
+// log, console errors collected, screenshots under target/screenshots/.
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { serve } from '../../scripts/serve.mjs';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const shots = path.join(root, 'target', 'screenshots');
+export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+
+export function fixture(name) {
+  return fs.readFileSync(path.join(root, 'tests', 'fixtures', name), 'utf8');
+}
+
+/** Starts the page server on a free port. */
+export async function startServer() {
+  const server = await serve({ port: 0 });
+  const { port } = server.address();
+  return { server, origin: `http://127.0.0.1:${port}`, close: () => server.close() };
+}
+
+export async function launch() {
+  if (!fs.existsSync(CHROMIUM)) {
+    throw new Error(`${CHROMIUM} missing: run scripts/install.sh (apt-get install chromium)`);
+  }
+  if (!fs.existsSync(path.join(root, 'www', 'pkg', 'fairsight_bg.wasm'))) {
+    throw new Error('www/pkg missing: run scripts/build-web.sh');
+  }
+  fs.mkdirSync(shots, { recursive: true });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+/**
+ * A new context and page with a request log (every URL requested, by the page, its
+ * workers and its service worker) and the console errors and page errors.
+ */
+export async function openPage(browser, url, { viewport = { width: 1280, height: 900 } } = {}) {
+  const context = await browser.newContext({ viewport, acceptDownloads: true });
+  const requests = [];
+  context.on('request', (r) => requests.push(r.url()));
+  const errors = [];
+  context.on('response', (r) => {
+    if (r.status() >= 400) errors.push(`HTTP ${r.status()} ${r.url()}`);
+  });
+  const page = await context.newPage();
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  const dialogs = [];
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    d.dismiss().catch(() => {});
+  });
+  await page.goto(url);
+  await page.waitForFunction(() => document.body.dataset.state === 'idle', null, {
+    timeout: 30000,
+  });
+  return { context, page, requests, errors, dialogs };
+}
+
+/** Pastes a PGN, presses Analyse and waits for the end (done or cancelled). */
+export async function analysePgn(page, pgn, { timeout = 300000 } = {}) {
+  const runs = await page.evaluate(() => window.fairsight.state.runs);
+  await page.fill('#pgn', pgn);
+  await page.click('#analyse');
+  await page.waitForFunction((n) => window.fairsight.state.runs > n, runs, { timeout });
+  return JSON.parse(await page.evaluate(() => window.fairsight.state.reportJson));
+}
+
+/** The CLI's JSON report for the same input and settings (node + the same engine build). */
+export function cliReport(pgnFile, args) {
+  const bin = path.join(root, 'target', 'debug', 'fairsight');
+  if (!fs.existsSync(bin)) execFileSync('cargo', ['build', '--quiet'], { cwd: root });
+  const out = path.join(root, 'target', `cli-${process.pid}-${Date.now()}.json`);
+  execFileSync(bin, ['analyze', pgnFile, '--quiet', '--json', out, ...args], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const text = fs.readFileSync(out, 'utf8');
+  fs.rmSync(out);
+  return text;
+}
+
+export function shot(page, name) {
+  return page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+}

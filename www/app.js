@@ -1,0 +1,426 @@
+// The page controller: input (drop, paste, pick, sample, saved report), settings, the
+// engine pool, the cache, progress, rendering and exports. Chess logic lives in the core
+// (wasm); rendering in view.js; engines in pool.js.
+import init, {
+  Analyzer,
+  EngineSession,
+  annotateReport,
+  normaliseReport,
+  version,
+} from './pkg/fairsight.js';
+import { Chessground } from './pkg/chessground/chessground.min.js';
+import { renderGame, renderGameList, renderPlayers } from './view.js';
+import { BUILDS, EnginePool, defaultWorkers } from './pool.js';
+import { JobCache, jobKey, rebind } from './cache.js';
+import { buildShell } from './shell.js';
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+const embedded = document.body.classList.contains('embed');
+
+const state = {
+  status: 'loading', // loading | idle | running | done | cancelled
+  reportJson: null,
+  report: null,
+  game: null,
+  ply: 0,
+  pool: null,
+  cache: null,
+  renderTimer: null,
+  replyTo: null,
+  runs: 0, // analyses finished (done or cancelled)
+  lastRun: null, // timings of the last analysis (for the benchmark)
+};
+
+// ---------------------------------------------------------------- messages, progress
+
+function setStatus(status) {
+  state.status = status;
+  document.body.dataset.state = status;
+  $('analyse').disabled = status === 'running' || status === 'loading';
+  $('cancel').disabled = status !== 'running';
+}
+
+function message(text, kind = 'error') {
+  const p = document.createElement('p');
+  p.className = kind;
+  p.textContent = text;
+  $('messages').append(p);
+}
+
+function clearMessages() {
+  $('messages').replaceChildren();
+}
+
+function clock(seconds) {
+  const s = Math.max(0, Math.round(seconds));
+  const m = Math.floor(s / 60);
+  return `${m}:${String(s % 60).padStart(2, '0')}`;
+}
+
+function showProgress(done, total, text) {
+  $('status').classList.remove('hidden');
+  $('bar').max = Math.max(1, total);
+  $('bar').value = done;
+  $('progress-text').textContent = text;
+}
+
+// ---------------------------------------------------------------- settings
+
+function readSettings() {
+  const kind = $('limit-kind').value;
+  const value = Math.max(1, Number($('limit-value').value) | 0);
+  const multipv = Math.min(10, Math.max(1, Number($('lines').value) | 0));
+  return {
+    settings: { limit: kind === 'nodes' ? { nodes: value } : { depth: value }, multipv },
+    workers: Math.min(16, Math.max(1, Number($('workers').value) | 0)),
+    build: $('strong').checked ? BUILDS.strong : BUILDS.lite,
+  };
+}
+
+function applyParams() {
+  $('workers').value = params.get('workers') || defaultWorkers();
+  if (params.get('nodes')) {
+    $('limit-kind').value = 'nodes';
+    $('limit-value').value = params.get('nodes');
+  } else if (params.get('depth')) {
+    $('limit-value').value = params.get('depth');
+  }
+  if (params.get('lines')) $('lines').value = params.get('lines');
+  if (params.get('strong') === '1') $('strong').checked = true;
+}
+
+// ---------------------------------------------------------------- rendering
+
+function setReport(json) {
+  state.reportJson = json;
+  state.report = JSON.parse(json);
+  const games = state.report.games;
+  if (state.game === null || !games[state.game] || games[state.game].error) {
+    const first = games.find((g) => !g.error);
+    state.game = first ? first.index : null;
+    state.ply = 0;
+  }
+  render();
+}
+
+function render() {
+  const report = state.report;
+  if (!report) return;
+  $('results').classList.remove('hidden');
+  const engine = report.engine || {};
+  $('engine-info').textContent = engine.name ? `engine: ${engine.name} (${engine.build})` : '';
+  renderGameList($('games'), report, {
+    selected: state.game,
+    onSelect: (i) => {
+      state.game = i;
+      state.ply = 0;
+      render();
+    },
+  });
+  if (state.game !== null) {
+    renderGame($('game'), report, state.game, { ply: state.ply, Chessground, onSelectPly: selectPly });
+  } else {
+    $('game').replaceChildren();
+  }
+  renderPlayers($('players'), report);
+}
+
+function selectPly(i) {
+  state.ply = i;
+  renderGame($('game'), state.report, state.game, { ply: i, Chessground, onSelectPly: selectPly });
+}
+
+function scheduleRender(analyzer) {
+  if (state.renderTimer) return;
+  state.renderTimer = setTimeout(() => {
+    state.renderTimer = null;
+    setReport(analyzer.reportJson());
+  }, 1000);
+}
+
+// ---------------------------------------------------------------- analysis
+
+async function analyse(text) {
+  if (state.status === 'running') return;
+  clearMessages();
+  const { settings, workers, build } = readSettings();
+  let analyzer;
+  try {
+    analyzer = new Analyzer(text, settings);
+  } catch (err) {
+    message(err.message || String(err));
+    return;
+  }
+  const games = analyzer.games();
+  if (games.length === 0) {
+    message('No games found in the input.');
+    return;
+  }
+  for (const g of games) if (g.error) message(g.error);
+
+  setStatus('running');
+  state.game = null;
+  const full = analyzer.settings();
+  const jobs = Array.from({ length: analyzer.jobCount() }, (_, i) => analyzer.jobJson(i));
+  const keys = jobs.map((j) => jobKey(j, build, full.hashMb));
+  const total = analyzer.totalPositions();
+  let engineName = null;
+  const pending = [];
+  for (let i = 0; i < jobs.length; i++) {
+    const hit = await state.cache.get(keys[i]);
+    if (hit) {
+      try {
+        analyzer.addResultJson(rebind(hit.result, jobs[i]));
+        engineName ??= hit.name;
+        continue;
+      } catch {
+        // A stale entry: analyse again.
+      }
+    }
+    pending.push(i);
+  }
+  const cached = analyzer.donePositions();
+  analyzer.setEngine(engineName ?? '', build);
+  setReport(analyzer.reportJson());
+
+  const started = performance.now();
+  const progress = () => {
+    const done = analyzer.donePositions();
+    const fresh = done - cached;
+    const elapsed = (performance.now() - started) / 1000;
+    let text = `${done} / ${total} positions`;
+    if (cached) text += ` (${cached} from cache)`;
+    if (fresh > 0 && done < total) {
+      text += ` · ${(fresh / elapsed).toFixed(2)} positions/s · ETA ${clock((elapsed / fresh) * (total - done))}`;
+    } else if (done < total) {
+      text += ` · starting ${workers} engine worker${workers > 1 ? 's' : ''}…`;
+    }
+    showProgress(done, total, text);
+  };
+  progress();
+
+  const pool = new EnginePool({
+    EngineSession,
+    settings: full,
+    workers,
+    build,
+    stallMs: Number(params.get('stall')) || 60000,
+  });
+  state.pool = pool;
+  const ticker = setInterval(progress, 1000);
+  const stats = { workers, build, positions: total - cached, engineMs: 0, firstMs: null };
+  const outcome = await pool.run({
+    jobs: pending.map((i) => jobs[i]),
+    onPartial: (k, json) => {
+      try {
+        analyzer.addResultJson(json);
+      } catch (err) {
+        message(`Result of job ${pending[k] + 1} rejected: ${err.message || err}`);
+        return;
+      }
+      stats.firstMs ??= performance.now() - started;
+      if (pool.engineName) analyzer.setEngine(pool.engineName, build);
+      progress();
+      scheduleRender(analyzer);
+    },
+    onResult: (k, json, engineMs) => {
+      stats.engineMs += engineMs;
+      const i = pending[k];
+      try {
+        analyzer.addResultJson(json);
+      } catch (err) {
+        message(`Result of job ${i + 1} rejected: ${err.message || err}`);
+        return;
+      }
+      if (pool.engineName) {
+        analyzer.setEngine(pool.engineName, build);
+        state.cache.put(keys[i], { name: pool.engineName, result: json });
+      }
+      progress();
+      scheduleRender(analyzer);
+    },
+    onLog: (m) => message(m, 'warning'),
+  });
+  clearInterval(ticker);
+  clearTimeout(state.renderTimer);
+  state.renderTimer = null;
+  state.pool = null;
+  analyzer.setEngine(pool.engineName ?? engineName ?? '', build);
+  for (const f of outcome.failures) {
+    message(`Job ${f.job + 1} could not be analysed: ${f.reason}`);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  stats.wallMs = seconds * 1000;
+  state.lastRun = stats;
+  const done = analyzer.donePositions();
+  showProgress(
+    done,
+    total,
+    outcome.cancelled
+      ? `Cancelled: ${done} / ${total} positions analysed (the report shows those).`
+      : `Done: ${total} positions in ${seconds.toFixed(1)} s${cached ? ` (${cached} from cache)` : ''}.`,
+  );
+  setReport(analyzer.reportJson());
+  analyzer.free();
+  state.runs++;
+  setStatus(outcome.cancelled ? 'cancelled' : 'done');
+  await updateCacheInfo();
+  if (state.replyTo) {
+    const { source, origin } = state.replyTo;
+    state.replyTo = null;
+    source.postMessage({ type: 'fairsight:report', report: state.reportJson }, origin);
+  }
+}
+
+// ---------------------------------------------------------------- files and exports
+
+function readFiles(files) {
+  return Promise.all([...files].map((f) => f.text())).then((texts) => texts.join('\n\n'));
+}
+
+function download(name, text, type) {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
+async function openReport(file) {
+  clearMessages();
+  try {
+    const json = normaliseReport(await file.text());
+    state.game = null;
+    setReport(json);
+    showProgress(1, 1, `Opened saved report ${file.name}.`);
+    setStatus('done');
+  } catch (err) {
+    message(`${file.name}: ${err.message || err}`);
+  }
+}
+
+async function updateCacheInfo() {
+  const n = await state.cache.count();
+  $('cache-info').textContent = state.cache.available
+    ? `${n} analysed chunk${n === 1 ? '' : 's'} cached in this browser`
+    : 'cache unavailable in this browser';
+}
+
+// ---------------------------------------------------------------- wiring
+
+function wire() {
+  const drop = $('drop');
+  drop.addEventListener('dragover', (e) => {
+    e.preventDefault();
+    drop.classList.add('over');
+  });
+  drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+  drop.addEventListener('drop', async (e) => {
+    e.preventDefault();
+    drop.classList.remove('over');
+    const files = e.dataTransfer?.files;
+    if (files && files.length) {
+      $('pgn').value = await readFiles(files);
+      analyse($('pgn').value);
+    }
+  });
+  $('file').addEventListener('change', async (e) => {
+    if (e.target.files.length) {
+      $('pgn').value = await readFiles(e.target.files);
+      analyse($('pgn').value);
+    }
+  });
+  $('sample').addEventListener('click', async () => {
+    try {
+      const res = await fetch(new URL('../samples/opera-1858.pgn', import.meta.url));
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      $('pgn').value = await res.text();
+    } catch (err) {
+      message(`Cannot load the sample game: ${err.message || err}`);
+      return;
+    }
+    analyse($('pgn').value);
+  });
+  $('analyse').addEventListener('click', () => {
+    const text = $('pgn').value;
+    if (!text.trim()) {
+      message('Paste, drop or pick a PGN first (or load the sample game).');
+      return;
+    }
+    analyse(text);
+  });
+  $('cancel').addEventListener('click', () => state.pool?.cancel());
+  $('open-report').addEventListener('change', (e) => {
+    if (e.target.files.length) openReport(e.target.files[0]);
+  });
+  $('export-json').addEventListener('click', () => {
+    if (state.reportJson) download('fairsight-report.json', `${state.reportJson}\n`, 'application/json');
+  });
+  $('export-pgn').addEventListener('click', () => {
+    if (!state.reportJson) return;
+    try {
+      download('fairsight-annotated.pgn', annotateReport(state.reportJson), 'application/x-chess-pgn');
+    } catch (err) {
+      message(err.message || String(err));
+    }
+  });
+  $('clear-cache').addEventListener('click', async () => {
+    await state.cache.clear();
+    updateCacheInfo();
+  });
+  // Embedding: a PGN in the URL fragment (#pgn=...), or posted by the parent page.
+  window.addEventListener('message', (e) => {
+    const d = e.data;
+    if (!d || d.type !== 'fairsight:analyse' || typeof d.pgn !== 'string') return;
+    $('pgn').value = d.pgn;
+    state.replyTo = e.source ? { source: e.source, origin: e.origin } : null;
+    analyse(d.pgn);
+  });
+}
+
+function fromFragment() {
+  const hash = new URLSearchParams(location.hash.slice(1));
+  const pgn = hash.get('pgn');
+  if (pgn) {
+    $('pgn').value = pgn;
+    if (hash.get('auto') === '1') analyse(pgn);
+  }
+}
+
+async function main() {
+  document.body.replaceChildren();
+  buildShell(document.body);
+  setStatus('loading');
+  applyParams();
+  wire();
+  try {
+    await init();
+  } catch (err) {
+    message(`Cannot start the analysis core (WebAssembly): ${err.message || err}`);
+    return;
+  }
+  $('version').textContent = `version ${version()}`;
+  state.cache = await JobCache.open();
+  updateCacheInfo();
+  setStatus('idle');
+  if ('serviceWorker' in navigator && !params.has('nosw')) {
+    navigator.serviceWorker.register(new URL('../sw.js', import.meta.url)).catch(() => {});
+  }
+  fromFragment();
+  if (embedded && window.parent !== window) {
+    window.parent.postMessage({ type: 'fairsight:ready' }, '*');
+  }
+}
+
+// For tests and power users: the state, and a way to simulate a hung worker.
+window.fairsight = {
+  state,
+  killWorker: (i) => state.pool?.killWorker(i) ?? false,
+  analyse: (text) => analyse(text),
+};
+
+main();

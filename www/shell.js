@@ -1,0 +1,66 @@
+// The page's static markup, shared by index.html and embed.html (constant text only:
+// nothing from the user's input is ever put into HTML).
+export const SHELL = `
+<header>
+  <h1>fairsight</h1>
+  <p>Chess fair-play analysis that runs entirely in your browser: Stockfish analyses every
+  move on this machine, and no game ever leaves it.</p>
+</header>
+<main>
+<section id="input" aria-label="Input">
+  <div id="drop" class="dropzone" tabindex="0">
+    Drop a PGN file here, or <label class="file">pick a file
+    <input type="file" id="file" accept=".pgn,.txt,text/plain,application/x-chess-pgn" multiple></label>
+  </div>
+  <label for="pgn" class="visually-hidden">PGN text</label>
+  <textarea id="pgn" rows="6" spellcheck="false" placeholder="…or paste one or many games in PGN here"></textarea>
+  <div class="actions">
+    <button id="sample" type="button">Analyse the sample game</button>
+    <button id="analyse" type="button" class="primary">Analyse</button>
+    <button id="cancel" type="button" disabled>Cancel</button>
+    <label class="file">Open a saved report (JSON)
+    <input type="file" id="open-report" accept=".json,application/json"></label>
+  </div>
+  <details class="settings" id="settings">
+    <summary>Settings</summary>
+    <div class="settings-grid">
+      <label>Search limit
+        <select id="limit-kind"><option value="depth">depth</option><option value="nodes">nodes</option></select>
+      </label>
+      <label>Value <input id="limit-value" type="number" min="1" value="14"></label>
+      <label>Lines (MultiPV) <input id="lines" type="number" min="1" max="10" value="4"></label>
+      <label>Workers <input id="workers" type="number" min="1" max="16" value="1"></label>
+      <label><input id="strong" type="checkbox"> Strong engine (full network, ~99 MB download)</label>
+      <span><button id="clear-cache" type="button">Clear cached analyses</button> <span id="cache-info"></span></span>
+    </div>
+  </details>
+</section>
+<section id="status" class="progress hidden" aria-live="polite">
+  <progress id="bar" value="0" max="1"></progress>
+  <span id="progress-text"></span>
+</section>
+<section id="messages" class="errors" aria-live="polite"></section>
+<section id="results" class="hidden">
+  <div class="exports">
+    <button id="export-json" type="button">Export JSON report</button>
+    <button id="export-pgn" type="button">Export annotated PGN</button>
+    <span id="engine-info"></span>
+  </div>
+  <h2>Games</h2>
+  <div id="games"></div>
+  <h2>Game</h2>
+  <div id="game"></div>
+  <h2>Players</h2>
+  <div id="players"></div>
+</section>
+</main>
+<footer>
+  fairsight · GPL-3.0-or-later · engine: Stockfish 19 (GPL) via stockfish.js · board: chessground (GPL)
+  · <span id="version"></span>
+</footer>
+`;
+
+/** Fills the page body with the shell. */
+export function buildShell(root) {
+  root.innerHTML = SHELL;
+}
