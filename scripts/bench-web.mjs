@@ -20,6 +20,7 @@ const depth = opt('--depth', 14);
 const lines = opt('--lines', 4);
 const npsNodes = opt('--nodes', 1500000);
 const maxPlies = opt('--plies', 80);
+const chunk = opt('--chunk', 0); // 0: the default chunk size
 const BUILD = 'stockfish-19-lite-single';
 
 const POSITIONS = [
@@ -132,23 +133,31 @@ async function browserNps(page) {
 const sum = (xs) => xs.reduce((a, b) => a + b, 0);
 const nps = (runs) => sum(runs.map((r) => r[0])) / (sum(runs.map((r) => r[1])) / 1000);
 
-const site = await startServer();
-const browser = await launch();
-try {
+async function measureNps() {
   console.log(`engine build: ${BUILD}; ${POSITIONS.length} positions x ${npsNodes} nodes, hash 16 MB, 1 thread`);
   const { page, context } = await openPage(browser, `${site.origin}/?nosw=1`);
   const b = await browserNps(page);
   await context.close();
   const n = await nodeNps();
-  console.log(`nps: browser worker ${Math.round(nps(b))}, node ${Math.round(nps(n))}, browser/node ${(nps(b) / nps(n)).toFixed(2)}`);
+  console.log(
+    `nps: browser worker ${Math.round(nps(b))}, node ${Math.round(nps(n))}, ` +
+      `browser/node ${(nps(b) / nps(n)).toFixed(2)}`,
+  );
+}
+
+const site = await startServer();
+const browser = await launch();
+try {
+  if (args.includes('--no-nps')) console.log('nps: skipped (--no-nps)');
+  else await measureNps();
 
   const game = benchGame();
-  console.log(`game: ${game.label}, ${game.plies} plies; review mode depth ${depth}, ${lines} lines`);
+  console.log(`game: ${game.label}, ${game.plies} plies; review mode depth ${depth}, ${lines} lines, chunk ${chunk || 'default'}`);
   const rows = [];
   for (const workers of [1, 2]) {
     const { page: p, context: c } = await openPage(
       browser,
-      `${site.origin}/?nosw=1&depth=${depth}&lines=${lines}&workers=${workers}`,
+      `${site.origin}/?nosw=1&depth=${depth}&lines=${lines}&workers=${workers}${chunk ? `&chunk=${chunk}` : ''}`,
     );
     await p.fill('#pgn', game.pgn);
     await p.click('#analyse');

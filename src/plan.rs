@@ -30,6 +30,11 @@ pub struct Settings {
     pub limit: Limit,
     /// Number of lines (MultiPV).
     pub multipv: u32,
+    /// With a depth limit, the most nodes a single search may use (0: no cap). A safety
+    /// valve, not a tuning knob: a handful of positions (typically mates found early with
+    /// several lines) make the engine search 10-40× longer than usual; the cap stops
+    /// them deterministically. Positions of normal games stay far below it.
+    pub max_nodes: u64,
     /// Engine hash in MB.
     pub hash_mb: u32,
     /// Plies per chunk (each chunk starts with `ucinewgame` and a warm-up).
@@ -48,6 +53,7 @@ impl Default for Settings {
         Settings {
             limit: Limit::Depth(DEFAULT_DEPTH),
             multipv: DEFAULT_MULTIPV,
+            max_nodes: DEFAULT_MAX_NODES,
             hash_mb: 16,
             chunk_plies: 16,
             min_move: 1,
@@ -59,6 +65,8 @@ impl Default for Settings {
 
 /// Default search depth of the review mode.
 pub const DEFAULT_DEPTH: u32 = 14;
+/// Default node cap per search with a depth limit (about 14 s of the lite wasm build).
+pub const DEFAULT_MAX_NODES: u64 = 4_000_000;
 /// Default number of lines of the review mode.
 pub const DEFAULT_MULTIPV: u32 = 4;
 
@@ -175,6 +183,9 @@ pub struct Job {
     pub limit: Limit,
     /// Number of lines.
     pub multipv: u32,
+    /// Node cap with a depth limit (0: none).
+    #[serde(default)]
+    pub max_nodes: u64,
 }
 
 impl Job {
@@ -231,6 +242,7 @@ pub fn jobs_skipping(game: &Game, settings: &Settings, skip: &dyn Fn(usize) -> b
             tasks,
             limit: settings.limit,
             multipv: settings.multipv.max(1),
+            max_nodes: settings.max_nodes,
         });
     }
     out

@@ -445,6 +445,7 @@ impl Session {
         self.out.push(run.job.position(index));
         self.out.push(Command::Go {
             limit: run.job.limit,
+            max_nodes: (run.job.max_nodes > 0).then_some(run.job.max_nodes),
             searchmoves,
         });
         self.state = State::Searching;
@@ -490,6 +491,7 @@ mod tests {
             limit: Limit::Depth(2),
             multipv: 2,
             chunk_plies: 2,
+            max_nodes: 1000,
             ..Settings::default()
         };
         let jobs = plan::jobs(&game, &settings);
@@ -508,14 +510,17 @@ mod tests {
         );
         s.handle_line("readyok").unwrap();
         // Warm-up: position before ply 1 (e5), not recorded.
-        assert_eq!(sent(&mut s), ["position startpos moves e2e4", "go depth 2"]);
+        assert_eq!(
+            sent(&mut s),
+            ["position startpos moves e2e4", "go depth 2 nodes 1000"]
+        );
         s.handle_line("info depth 1 multipv 1 score cp 20 pv e7e5")
             .unwrap();
         s.handle_line("bestmove e7e5").unwrap();
         // Ply 2 (Qh5): White to move.
         assert_eq!(
             sent(&mut s),
-            ["position startpos moves e2e4 e7e5", "go depth 2"]
+            ["position startpos moves e2e4 e7e5", "go depth 2 nodes 1000"]
         );
         for l in [
             "info depth 1 seldepth 1 multipv 1 score cp 40 nodes 20 pv g1f3",
@@ -539,7 +544,7 @@ mod tests {
             sent(&mut s),
             [
                 "position startpos moves e2e4 e7e5",
-                "go depth 2 searchmoves d1h5"
+                "go depth 2 nodes 1000 searchmoves d1h5"
             ]
         );
         s.handle_line("info depth 1 multipv 1 score cp -10 pv d1h5")

@@ -422,10 +422,13 @@ pub enum Command {
         /// Moves played from it, UCI.
         moves: Vec<String>,
     },
-    /// `go depth|nodes N [searchmoves ...]`
+    /// `go depth|nodes N [nodes CAP] [searchmoves ...]`
     Go {
         /// The limit.
         limit: Limit,
+        /// With a depth limit, a node cap too (`go depth D nodes CAP`: whichever comes
+        /// first). Single-threaded search stops at a node count deterministically.
+        max_nodes: Option<u64>,
         /// Restrict the search to these moves (empty: all).
         searchmoves: Vec<String>,
     },
@@ -452,10 +455,17 @@ impl fmt::Display for Command {
                 }
                 Ok(())
             }
-            Command::Go { limit, searchmoves } => {
+            Command::Go {
+                limit,
+                max_nodes,
+                searchmoves,
+            } => {
                 match limit {
                     Limit::Depth(d) => write!(f, "go depth {d}")?,
                     Limit::Nodes(n) => write!(f, "go nodes {n}")?,
+                }
+                if let (Limit::Depth(_), Some(cap)) = (limit, max_nodes) {
+                    write!(f, " nodes {cap}")?;
                 }
                 if !searchmoves.is_empty() {
                     write!(f, " searchmoves {}", searchmoves.join(" "))?;
@@ -521,12 +531,22 @@ impl FromStr for Command {
                     (Some("nodes"), Some(n)) => Limit::Nodes(n.parse().map_err(|_| bad())?),
                     _ => return Err(bad()),
                 };
-                let searchmoves = match t.next() {
+                let mut next = t.next();
+                let mut max_nodes = None;
+                if let (Limit::Depth(_), Some("nodes")) = (limit, next) {
+                    max_nodes = Some(t.next().ok_or_else(bad)?.parse().map_err(|_| bad())?);
+                    next = t.next();
+                }
+                let searchmoves = match next {
                     Some("searchmoves") => t.map(str::to_owned).collect(),
                     None => Vec::new(),
                     Some(_) => return Err(bad()),
                 };
-                Command::Go { limit, searchmoves }
+                Command::Go {
+                    limit,
+                    max_nodes,
+                    searchmoves,
+                }
             }
             _ => return Err(bad()),
         })
@@ -687,11 +707,23 @@ mod tests {
             },
             Command::Go {
                 limit: Limit::Depth(12),
+                max_nodes: None,
                 searchmoves: vec![],
             },
             Command::Go {
                 limit: Limit::Nodes(100000),
+                max_nodes: None,
                 searchmoves: vec!["g1f3".into()],
+            },
+            Command::Go {
+                limit: Limit::Depth(14),
+                max_nodes: Some(4_000_000),
+                searchmoves: vec![],
+            },
+            Command::Go {
+                limit: Limit::Depth(14),
+                max_nodes: Some(9),
+                searchmoves: vec!["e2e4".into(), "d2d4".into()],
             },
         ];
         for c in cmds {
@@ -701,11 +733,14 @@ mod tests {
         assert_eq!(
             Command::Go {
                 limit: Limit::Depth(3),
+                max_nodes: Some(500),
                 searchmoves: vec!["e2e4".into()]
             }
             .to_string(),
-            "go depth 3 searchmoves e2e4"
+            "go depth 3 nodes 500 searchmoves e2e4"
         );
+        assert!("go depth 3 nodes".parse::<Command>().is_err());
+        assert!("go depth 3 nodes x".parse::<Command>().is_err());
         assert!("go".parse::<Command>().is_err());
         assert!("position fen".parse::<Command>().is_err());
     }

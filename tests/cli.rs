@@ -154,6 +154,42 @@ fn one_and_two_engines_give_byte_identical_json() {
 }
 
 #[test]
+fn the_node_cap_stops_deep_searches_deterministically() {
+    if !node_engine_present() {
+        return;
+    }
+    let outs = [tmp("cap-a.json"), tmp("cap-b.json")];
+    for out in &outs {
+        let o = fairsight(&[
+            "analyze",
+            "tests/fixtures/legal-trap.pgn",
+            "--depth",
+            "60",
+            "--max-nodes",
+            "20000",
+            "--multipv",
+            "2",
+            "--json",
+            out.to_str().unwrap(),
+            "--quiet",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let r = read_json(&outs[0]);
+    assert_eq!(r["settings"]["maxNodes"], 20000);
+    for p in r["games"][0]["plies"].as_array().unwrap() {
+        if p["searched"] == true {
+            let depth = p["lines"][0]["depth"].as_u64().unwrap();
+            assert!((1..60).contains(&depth), "stopped by nodes, not depth: {p}");
+        }
+    }
+    assert!(
+        std::fs::read(&outs[0]).unwrap() == std::fs::read(&outs[1]).unwrap(),
+        "a node-capped search gives the same report every time"
+    );
+}
+
+#[test]
 fn an_illegal_game_is_reported_and_the_others_analysed() {
     if !node_engine_present() {
         return;

@@ -12,7 +12,7 @@ wasm_bindgen_test_configure!(run_in_browser);
 const PGN: &str = "[White \"Ann\"]\n[Black \"Bob\"]\n\n1. e4 e5 *\n\n[White \"Carol\"]\n[Black \"Dave\"]\n\n1. e4 Ke7 *\n";
 
 fn settings() -> JsValue {
-    obj(r#"{"limit":{"depth":1},"multipv":1}"#)
+    obj(r#"{"limit":{"depth":1},"multipv":1,"maxNodes":50000}"#)
 }
 
 /// A plain JS object from JSON, as the page passes settings.
@@ -91,14 +91,17 @@ fn a_session_fed_engine_lines_produces_the_report() {
     assert!(cmds.contains(&"ucinewgame".to_owned()), "{cmds:?}");
     ok(s.handle_line("readyok"));
     let cmds = s.take_commands();
-    assert_eq!(cmds, vec!["position startpos", "go depth 1"]);
+    assert_eq!(cmds, vec!["position startpos", "go depth 1 nodes 50000"]);
     assert!(s.is_searching());
     ok(s.handle_line(
         "info depth 1 seldepth 2 multipv 1 score cp 30 nodes 20 nps 1000 time 1 pv e2e4 e7e5",
     ));
     ok(s.handle_line("bestmove e2e4 ponder e7e5"));
     let cmds = s.take_commands();
-    assert_eq!(cmds, vec!["position startpos moves e2e4", "go depth 1"]);
+    assert_eq!(
+        cmds,
+        vec!["position startpos moves e2e4", "go depth 1 nodes 50000"]
+    );
     ok(s.handle_line(
         "info depth 1 seldepth 2 multipv 1 score cp -25 nodes 20 nps 1000 time 1 pv e7e5",
     ));

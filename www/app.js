@@ -71,8 +71,12 @@ function readSettings() {
   const kind = $('limit-kind').value;
   const value = Math.max(1, Number($('limit-value').value) | 0);
   const multipv = Math.min(10, Math.max(1, Number($('lines').value) | 0));
+  const settings = { limit: kind === 'nodes' ? { nodes: value } : { depth: value }, multipv };
+  // Advanced, URL only (as the CLI's --chunk and --hash): they change the numbers.
+  if (params.get('chunk')) settings.chunkPlies = Number(params.get('chunk'));
+  if (params.get('hash')) settings.hashMb = Number(params.get('hash'));
   return {
-    settings: { limit: kind === 'nodes' ? { nodes: value } : { depth: value }, multipv },
+    settings,
     workers: Math.min(16, Math.max(1, Number($('workers').value) | 0)),
     build: $('strong').checked ? BUILDS.strong : BUILDS.lite,
   };

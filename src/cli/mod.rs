@@ -84,6 +84,10 @@ struct AnalyzeArgs {
     /// Engine hash per engine, MB.
     #[arg(long, default_value_t = 16)]
     hash: u32,
+    /// With --depth, the most nodes one search may use (0: no cap); stops the rare
+    /// searches that run 10-40x longer than usual (mates found with several lines).
+    #[arg(long, default_value_t = fairsight::plan::DEFAULT_MAX_NODES)]
+    max_nodes: u64,
     /// Plies per chunk (each starts with ucinewgame and a warm-up search).
     #[arg(long, default_value_t = 16)]
     chunk: u32,
@@ -227,6 +231,7 @@ fn validate(args: &AnalyzeArgs) -> Result<Validated, String> {
         settings: Settings {
             limit,
             multipv,
+            max_nodes: args.max_nodes,
             hash_mb: args.hash,
             chunk_plies: args.chunk,
             min_move: args.min_move,
