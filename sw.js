@@ -23,6 +23,7 @@ const PRECACHE = [
   'www/pkg/chessground/chessground.brown.css',
   'www/pkg/chessground/chessground.cburnett.css',
   'samples/opera-1858.pgn',
+  'models/opening-book.bin',
 ];
 
 self.addEventListener('install', (event) => {

@@ -49,8 +49,9 @@ impl Analysis {
     ) -> Analysis {
         let mut pre = HashMap::new();
         for g in games.iter().flatten() {
+            let run = plan::book_run(g, book);
             let ex: BTreeMap<usize, Exclusion> = (0..g.plies.len())
-                .filter_map(|i| plan::pre_exclusion(g, i, &settings, book).map(|e| (i, e)))
+                .filter_map(|i| plan::pre_exclusion(g, i, &settings, run).map(|e| (i, e)))
                 .collect();
             pre.insert(g.index, ex);
         }

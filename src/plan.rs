@@ -37,6 +37,10 @@ pub struct Settings {
     pub max_nodes: u64,
     /// Engine hash in MB.
     pub hash_mb: u32,
+    /// Which opening book decided the `"book"` exclusion: `"none"`, `"builtin"` (the
+    /// shipped position set) or `"file:<file name>"` (a Polyglot book or a position set). A label for the report; the
+    /// front end loads the book itself.
+    pub book: String,
     /// Plies per chunk (each chunk starts with `ucinewgame` and a warm-up).
     pub chunk_plies: u32,
     /// Plies with a full-move number below this are excluded as `"early"` and not searched.
@@ -55,6 +59,7 @@ impl Default for Settings {
             multipv: DEFAULT_MULTIPV,
             max_nodes: DEFAULT_MAX_NODES,
             hash_mb: 16,
+            book: "none".to_owned(),
             chunk_plies: 16,
             min_move: 1,
             decided_cp: 300,
@@ -104,11 +109,11 @@ impl Exclusion {
     }
 }
 
-/// Decides which plies are opening book. The hook for book detection: the default knows
-/// no book; the statistics layer plugs in the shipped positions or a Polyglot file.
+/// Decides which plies are opening book: the shipped position set or a user's Polyglot
+/// file (see [`crate::book`]), or none.
 pub trait Book {
-    /// Whether the position (FEN before the move) is in the book.
-    fn contains(&self, fen: &str) -> bool;
+    /// Whether playing `uci` from the position `fen` (before the move) is a book move.
+    fn is_book_move(&self, fen: &str, uci: &str) -> bool;
 }
 
 /// A book that contains nothing.
@@ -116,9 +121,19 @@ pub trait Book {
 pub struct NoBook;
 
 impl Book for NoBook {
-    fn contains(&self, _fen: &str) -> bool {
+    fn is_book_move(&self, _fen: &str, _uci: &str) -> bool {
         false
     }
+}
+
+/// How many plies from the start of the game are book moves: the book phase ends at the
+/// first move that is not in the book, even if a later position is (a transposition back
+/// into theory after leaving it is play, not preparation).
+pub fn book_run(game: &Game, book: &dyn Book) -> usize {
+    game.plies
+        .iter()
+        .take_while(|p| book.is_book_move(&p.fen_before, &p.uci))
+        .count()
 }
 
 /// The exclusion that is known before searching (book, forced, early), if any.
@@ -126,14 +141,14 @@ pub fn pre_exclusion(
     game: &Game,
     ply_index: usize,
     settings: &Settings,
-    book: &dyn Book,
+    book_run: usize,
 ) -> Option<Exclusion> {
     let ply = game.plies.get(ply_index)?;
     if ply.move_number < settings.min_move {
         Some(Exclusion::Early)
     } else if ply.legal_moves <= 1 {
         Some(Exclusion::Forced)
-    } else if book.contains(&ply.fen_before) {
+    } else if ply_index < book_run {
         Some(Exclusion::Book)
     } else {
         None
@@ -205,8 +220,9 @@ pub fn jobs(game: &Game, settings: &Settings) -> Vec<Job> {
 
 /// [`jobs`] with a book for the `"book"` exclusion.
 pub fn jobs_with_book(game: &Game, settings: &Settings, book: &dyn Book) -> Vec<Job> {
+    let run = book_run(game, book);
     jobs_skipping(game, settings, &|i| {
-        pre_exclusion(game, i, settings, book).is_some()
+        pre_exclusion(game, i, settings, run).is_some()
     })
 }
 
@@ -290,7 +306,7 @@ mod tests {
         let plies: Vec<usize> = all[0].tasks.iter().map(|t| t.ply_index).collect();
         assert_eq!(plies, [0, 2], "the forced 1... Kb8 is not searched");
         assert_eq!(
-            pre_exclusion(&g, 1, &Settings::default(), &NoBook),
+            pre_exclusion(&g, 1, &Settings::default(), 0),
             Some(Exclusion::Forced)
         );
         let s = Settings {
@@ -307,7 +323,7 @@ mod tests {
             Command::Position { fen: Some(_), .. }
         ));
         assert_eq!(
-            pre_exclusion(&g, 0, &s, &NoBook),
+            pre_exclusion(&g, 0, &s, 0),
             Some(Exclusion::Early),
             "move 1 is before min_move 2"
         );

@@ -15,7 +15,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::{
     analysis::Analysis,
-    annotate,
+    annotate, book,
     game::Side,
     plan::{Job, Settings},
     report::{EngineInfo, Report},
@@ -127,11 +127,21 @@ pub struct Analyzer {
 impl Analyzer {
     /// Imports `pgn` (any number of games; bad games become per-game errors) and plans
     /// the jobs for `settings` (a partial camelCase `Settings` object, or `undefined` for
-    /// the defaults).
+    /// the defaults). `book`: the bytes of an opening book (the shipped
+    /// `models/opening-book.bin` or a Polyglot `.bin`), or `undefined` for none; its
+    /// label goes in `settings.book`.
     #[wasm_bindgen(constructor)]
-    pub fn new(pgn: &str, settings: JsValue) -> Result<Analyzer, JsError> {
+    pub fn new(pgn: &str, settings: JsValue, book: Option<Vec<u8>>) -> Result<Analyzer, JsError> {
         let settings = settings_from(settings)?;
-        let analysis = Analysis::from_pgn(pgn, settings);
+        let games = crate::pgn::import(pgn);
+        let analysis = match book {
+            None => Analysis::new(games, settings, &crate::plan::NoBook),
+            Some(bytes) => {
+                let book =
+                    book::load(&bytes).map_err(|e| JsError::new(&format!("opening book: {e}")))?;
+                Analysis::new(games, settings, book.as_ref())
+            }
+        };
         let jobs = analysis.jobs();
         Ok(Analyzer {
             analysis,

@@ -90,9 +90,20 @@ fn analyses_a_short_game_and_flags_the_known_blunder() {
     assert!(game["error"].is_null());
     let plies = game["plies"].as_array().unwrap();
     assert_eq!(plies.len(), 13);
+    // The built-in book knows 1. e4 e5 2. Nf3 d6 3. Bc4 (Philidor): not searched.
+    assert_eq!(r["settings"]["book"], "builtin");
+    for p in &plies[..5] {
+        assert_eq!(p["excluded"], "book", "{p}");
+        assert_eq!(p["searched"], false);
+    }
+    assert_eq!(
+        plies[5]["excluded"],
+        Value::Null,
+        "3... Bg4 leaves the book"
+    );
     // 7. Nd5# is analysed; every ply has a verdict on whether it counts.
     let searched = plies.iter().filter(|p| p["searched"] == true).count();
-    assert!(searched >= 11, "searched {searched}");
+    assert_eq!(searched, 7, "plies 6-13 but the forced 6... Ke7");
     // 5... Bxd1?? allows mate in two: a blunder with a huge loss.
     let bxd1 = &plies[9];
     assert_eq!(bxd1["san"], "Bxd1");
@@ -111,7 +122,9 @@ fn analyses_a_short_game_and_flags_the_known_blunder() {
     assert_eq!(black["player"], "Greedy");
     assert!(black["blunders"].as_u64().unwrap() >= 1);
     assert!(black["engineScore"].as_f64().is_some());
-    assert!(black["analysedPlies"].as_u64().unwrap() >= 4);
+    assert_eq!(black["analysedPlies"], 3, "Bg4, g6, Bxd1");
+    assert_eq!(black["excluded"]["book"], 2);
+    assert_eq!(black["excluded"]["forced"], 1);
     let white = &game["sides"]["white"];
     assert!(white["acpl"].as_f64().unwrap() < black["acpl"].as_f64().unwrap());
     assert_eq!(r["players"].as_array().unwrap().len(), 2);
@@ -198,6 +211,8 @@ fn an_illegal_game_is_reported_and_the_others_analysed() {
     let o = fairsight(&[
         "analyze",
         fixture("three-games-one-illegal.pgn").to_str().unwrap(),
+        "--book",
+        "none",
         "--depth",
         "5",
         "--json",
@@ -422,6 +437,8 @@ exec node "{engine}"
         fixture("legal-trap.pgn").to_str().unwrap(),
         "--engine",
         &format!("bash {}", script.display()),
+        "--book",
+        "none",
         "--depth",
         "5",
         "--jobs",
@@ -434,4 +451,71 @@ exec node "{engine}"
     let r = read_json(&json);
     let plies = r["games"][0]["plies"].as_array().unwrap();
     assert!(plies.iter().filter(|p| p["searched"] == true).count() >= 11);
+}
+
+#[test]
+fn a_polyglot_book_or_none_replaces_the_builtin_one() {
+    if !node_engine_present() {
+        return;
+    }
+    // A one-entry Polyglot book: 1. e4 from the start position.
+    let book = tmp("e4.bin");
+    let mut entry = 0x463b_9618_1691_fc9c_u64.to_be_bytes().to_vec();
+    entry.extend_from_slice(&(4u16 | (3 << 3) | (4 << 6) | (1 << 9)).to_be_bytes());
+    entry.extend_from_slice(&[0, 1, 0, 0, 0, 0]);
+    std::fs::write(&book, &entry).unwrap();
+    let json = tmp("polyglot.json");
+    let o = fairsight(&[
+        "analyze",
+        "tests/fixtures/legal-trap.pgn",
+        "--book",
+        book.to_str().unwrap(),
+        "--depth",
+        "3",
+        "--json",
+        json.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = read_json(&json);
+    assert_eq!(r["settings"]["book"], "file:e4.bin");
+    let plies = r["games"][0]["plies"].as_array().unwrap();
+    assert_eq!(plies[0]["excluded"], "book");
+    assert_eq!(
+        plies[1]["excluded"],
+        Value::Null,
+        "1... e5 is not in that book"
+    );
+
+    let o = fairsight(&[
+        "analyze",
+        "tests/fixtures/legal-trap.pgn",
+        "--book",
+        "none",
+        "--depth",
+        "3",
+        "--json",
+        json.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = read_json(&json);
+    assert_eq!(r["settings"]["book"], "none");
+    assert_eq!(r["games"][0]["plies"][0]["excluded"], Value::Null);
+
+    // A bad book file is a usage error naming the file.
+    let bad = tmp("bad.bin");
+    std::fs::write(&bad, b"not a book").unwrap();
+    let o = fairsight(&[
+        "analyze",
+        "tests/fixtures/legal-trap.pgn",
+        "--book",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("bad.bin") && stderr(&o).contains("Polyglot"),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -266,3 +266,86 @@ fn every_corpus_file_imports_without_panicking() {
         assert_eq!(pgn::games(&text).count(), results.len());
     }
 }
+
+fn shared_openings() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/openings");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("skipping: ../shared/data/openings absent");
+        None
+    }
+}
+
+#[test]
+fn polyglot_test_books_read_like_python_chess() {
+    use fairsight::{
+        book::{PolyglotBook, polyglot_key},
+        plan::Book,
+    };
+    let Some(dir) = shared_openings() else { return };
+    // python-chess's lasker-trap.bin: after 7. Ke2 the book gives the underpromotion.
+    let lasker = PolyglotBook::from_bytes(
+        &std::fs::read(dir.join("polyglot/python-chess_lasker-trap.bin")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(lasker.len(), 7);
+    let fen = "rnbqk1nr/ppp2ppp/8/4P3/1BP5/8/PP2KpPP/RN1Q1BNR b kq - 1 7";
+    let moves = lasker.moves(polyglot_key(fen).unwrap());
+    assert_eq!(moves.len(), 1);
+    assert_eq!(moves[0].0, "f2g1n");
+    assert!(lasker.is_book_move(fen, "f2g1n"));
+    assert!(!lasker.is_book_move(fen, "f2g1q"));
+
+    // The 1.5 MB book: the start position has book moves, every one legal there.
+    let big = PolyglotBook::from_bytes(
+        &std::fs::read(dir.join("polyglot/python-chess_performance.bin")).unwrap(),
+    )
+    .unwrap();
+    assert!(big.len() > 50_000, "{}", big.len());
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    let moves = big.moves(polyglot_key(start).unwrap());
+    assert!(moves.len() >= 3, "{moves:?}");
+    let game = fairsight::pgn::import("1. e4 *").remove(0).unwrap();
+    let legal = game.plies[0].legal_moves;
+    assert_eq!(legal, 20);
+    for (m, _) in &moves {
+        let text = format!("[FEN \"{start}\"]\n[SetUp \"1\"]\n\n1. {m} *");
+        assert!(
+            fairsight::pgn::import(&text).remove(0).is_ok(),
+            "book move {m} is legal"
+        );
+    }
+}
+
+#[test]
+fn the_shipped_book_is_what_the_build_script_makes_from_the_data() {
+    use fairsight::book::PositionSet;
+    let Some(dir) = shared_openings() else { return };
+    let shipped = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/models/opening-book.bin"
+    ))
+    .unwrap();
+    let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/opening-book-rebuilt.bin");
+    let status = std::process::Command::new(env!("CARGO"))
+        .args([
+            "run",
+            "--quiet",
+            "--release",
+            "--example",
+            "build_book",
+            "--",
+        ])
+        .arg(&dir)
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(
+        std::fs::read(&out).unwrap() == shipped,
+        "models/opening-book.bin is stale: rerun examples/build_book"
+    );
+    let set = PositionSet::from_bytes(&shipped).unwrap();
+    assert!(set.len() > 200_000);
+}

@@ -33,7 +33,7 @@ fn ok<T>(r: Result<T, wasm_bindgen::JsError>) -> T {
 
 #[wasm_bindgen_test]
 fn imports_games_and_reports_the_bad_one() {
-    let a = ok(Analyzer::new(PGN, settings()));
+    let a = ok(Analyzer::new(PGN, settings(), None));
     let games: serde_json::Value = serde_wasm_bindgen::from_value(ok(a.games())).expect("games");
     assert_eq!(games.as_array().map(Vec::len), Some(2));
     assert_eq!(games[0]["white"], "Ann");
@@ -47,11 +47,25 @@ fn imports_games_and_reports_the_bad_one() {
 }
 
 #[wasm_bindgen_test]
+fn the_shipped_book_excludes_the_opening() {
+    let bytes = include_bytes!("../models/opening-book.bin").to_vec();
+    let a = ok(Analyzer::new(PGN, settings(), Some(bytes)));
+    assert_eq!(
+        a.total_positions(),
+        0,
+        "1. e4 e5 is book: nothing to search"
+    );
+    let report: serde_json::Value = serde_json::from_str(&a.report_json()).expect("JSON");
+    assert_eq!(report["games"][0]["plies"][1]["excluded"], "book");
+}
+
+#[wasm_bindgen_test]
 fn bad_settings_are_a_js_error_not_a_panic() {
-    assert!(Analyzer::new(PGN, obj(r#"{"limit":{"depth":0}}"#)).is_err());
-    assert!(Analyzer::new(PGN, obj(r#"{"multipv":"four"}"#)).is_err());
+    assert!(Analyzer::new(PGN, obj(r#"{"limit":{"depth":0}}"#), None).is_err());
+    assert!(Analyzer::new(PGN, obj(r#"{"multipv":"four"}"#), None).is_err());
+    assert!(Analyzer::new(PGN, settings(), Some(b"not a book".to_vec())).is_err());
     assert!(EngineSession::new(obj(r#"{"chunkPlies":0}"#)).is_err());
-    let mut a = ok(Analyzer::new(PGN, settings()));
+    let mut a = ok(Analyzer::new(PGN, settings(), None));
     assert!(a.add_result_json("{not json").is_err());
     assert!(
         a.add_result_json(r#"{"id":{"game":7,"chunk":0},"positions":[]}"#)
@@ -65,7 +79,7 @@ fn bad_settings_are_a_js_error_not_a_panic() {
 /// Drives a session through a recorded engine transcript and checks the report.
 #[wasm_bindgen_test]
 fn a_session_fed_engine_lines_produces_the_report() {
-    let mut a = ok(Analyzer::new(PGN, settings()));
+    let mut a = ok(Analyzer::new(PGN, settings(), None));
     let mut s = ok(EngineSession::new(ok(a.settings())));
     assert_eq!(s.take_commands(), vec!["uci".to_owned()]);
     for line in ["id name Recorded 1", "uciok"] {

@@ -92,6 +92,26 @@ function applyParams() {
   }
   if (params.get('lines')) $('lines').value = params.get('lines');
   if (params.get('strong') === '1') $('strong').checked = true;
+  if (['none', 'builtin'].includes(params.get('book'))) $('book-kind').value = params.get('book');
+}
+
+let builtinBook = null;
+
+/** The opening book chosen in the settings: its label for the report and its bytes. */
+async function loadBook() {
+  const kind = $('book-kind').value;
+  if (kind === 'none') return { label: 'none', bytes: undefined };
+  if (kind === 'file') {
+    const file = $('book-file').files[0];
+    if (!file) throw new Error('Choose a Polyglot book file, or another opening book setting.');
+    return { label: `file:${file.name}`, bytes: new Uint8Array(await file.arrayBuffer()) };
+  }
+  if (!builtinBook) {
+    const res = await fetch(new URL('../models/opening-book.bin', import.meta.url));
+    if (!res.ok) throw new Error(`Cannot load the built-in opening book (HTTP ${res.status}).`);
+    builtinBook = new Uint8Array(await res.arrayBuffer());
+  }
+  return { label: 'builtin', bytes: builtinBook };
 }
 
 // ---------------------------------------------------------------- rendering
@@ -148,22 +168,27 @@ function scheduleRender(analyzer) {
 async function analyse(text) {
   if (state.status === 'running') return;
   clearMessages();
+  setStatus('running');
   const { settings, workers, build } = readSettings();
   let analyzer;
   try {
-    analyzer = new Analyzer(text, settings);
+    const book = await loadBook();
+    settings.book = book.label;
+    analyzer = new Analyzer(text, settings, book.bytes);
   } catch (err) {
     message(err.message || String(err));
+    setStatus('idle');
     return;
   }
   const games = analyzer.games();
   if (games.length === 0) {
     message('No games found in the input.');
+    analyzer.free();
+    setStatus('idle');
     return;
   }
   for (const g of games) if (g.error) message(g.error);
 
-  setStatus('running');
   state.game = null;
   const full = analyzer.settings();
   const jobs = Array.from({ length: analyzer.jobCount() }, (_, i) => analyzer.jobJson(i));
@@ -371,6 +396,9 @@ function wire() {
     } catch (err) {
       message(err.message || String(err));
     }
+  });
+  $('book-kind').addEventListener('change', () => {
+    $('book-file-label').classList.toggle('hidden', $('book-kind').value !== 'file');
   });
   $('clear-cache').addEventListener('click', async () => {
     await state.cache.clear();

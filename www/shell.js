@@ -31,6 +31,15 @@ export const SHELL = `
       <label>Lines (MultiPV) <input id="lines" type="number" min="1" max="10" value="4"></label>
       <label>Workers <input id="workers" type="number" min="1" max="16" value="1"></label>
       <label><input id="strong" type="checkbox"> Strong engine (full network, ~99 MB download)</label>
+      <label>Opening book (book moves are not analysed or counted)
+        <select id="book-kind">
+          <option value="builtin">built-in: popular lichess positions and named openings</option>
+          <option value="none">none</option>
+          <option value="file">my Polyglot book (.bin)…</option>
+        </select>
+      </label>
+      <label class="file hidden" id="book-file-label">Choose a Polyglot book
+      <input type="file" id="book-file" accept=".bin,application/octet-stream"></label>
       <span><button id="clear-cache" type="button">Clear cached analyses</button> <span id="cache-info"></span></span>
     </div>
   </details>

@@ -18,8 +18,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use fairsight::{
     analysis::Analysis,
     annotate::{self, CraftyOptions, SideFilter},
-    pgn,
-    plan::{DEFAULT_DEPTH, DEFAULT_MULTIPV, Job, JobId, NoBook, Settings},
+    book, pgn,
+    plan::{Book, DEFAULT_DEPTH, DEFAULT_MULTIPV, Job, JobId, NoBook, Settings},
     report::{EngineInfo, Report},
     session::JobResult,
     uci::Limit,
@@ -30,6 +30,9 @@ use engine::Engine;
 
 /// The npm `stockfish` build the CLI runs by default (the browser's default too).
 const DEFAULT_ENGINE_JS: &str = "node_modules/stockfish/bin/stockfish-19-lite-single.js";
+
+/// The shipped opening book (built by `examples/build_book.rs`).
+const BUILTIN_BOOK: &[u8] = include_bytes!("../../models/opening-book.bin");
 
 /// Exit code for bad arguments and a missing engine.
 const EXIT_USAGE: u8 = 2;
@@ -84,6 +87,11 @@ struct AnalyzeArgs {
     /// Engine hash per engine, MB.
     #[arg(long, default_value_t = 16)]
     hash: u32,
+    /// Opening book for the "book" exclusion (book moves are not searched or counted):
+    /// `builtin` (positions from CC0 sources, see models/README.md), `none`, or a
+    /// Polyglot .bin file.
+    #[arg(long, default_value = "builtin")]
+    book: String,
     /// With --depth, the most nodes one search may use (0: no cap); stops the rare
     /// searches that run 10-40x longer than usual (mates found with several lines).
     #[arg(long, default_value_t = fairsight::plan::DEFAULT_MAX_NODES)]
@@ -232,6 +240,15 @@ fn validate(args: &AnalyzeArgs) -> Result<Validated, String> {
             limit,
             multipv,
             max_nodes: args.max_nodes,
+            book: match args.book.as_str() {
+                "none" | "builtin" => args.book.clone(),
+                path => format!(
+                    "file:{}",
+                    Path::new(path)
+                        .file_name()
+                        .map_or(path.into(), |n| n.to_string_lossy())
+                ),
+            },
             hash_mb: args.hash,
             chunk_plies: args.chunk,
             min_move: args.min_move,
@@ -269,7 +286,18 @@ fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
             games.push(g);
         }
     }
-    let mut analysis = Analysis::new(games, v.settings.clone(), &NoBook);
+    let book: Box<dyn Book + Send + Sync> = match args.book.as_str() {
+        "none" => Box::new(NoBook),
+        "builtin" => book::load(BUILTIN_BOOK).context("the built-in opening book")?,
+        path => match std::fs::read(path) {
+            Ok(bytes) => match book::load(&bytes) {
+                Ok(b) => b,
+                Err(e) => return usage_error(format!("--book {path}: {e}")),
+            },
+            Err(e) => return usage_error(format!("--book {path}: cannot read: {e}")),
+        },
+    };
+    let mut analysis = Analysis::new(games, v.settings.clone(), book.as_ref());
     let jobs = analysis.jobs();
     let workers = v.jobs.min(jobs.len()).max(1);
     let timeout = Duration::from_secs(args.search_timeout.max(1));

@@ -55,7 +55,13 @@ test('analyses a short game, flags the known blunder, and equals the CLI report'
   const report = await analysePgn(page, fixture('legal-trap.pgn'));
   const plies = report.games[0].plies;
   assert.equal(plies.length, 13);
-  assert.ok(plies.every((p) => p.searched || p.excluded === 'forced'), 'every ply searched');
+  assert.equal(report.settings.book, 'builtin');
+  assert.deepEqual(
+    plies.slice(0, 5).map((p) => p.excluded),
+    ['book', 'book', 'book', 'book', 'book'],
+    '1. e4 e5 2. Nf3 d6 3. Bc4 is in the built-in book',
+  );
+  assert.ok(plies.slice(5).every((p) => p.searched || p.excluded === 'forced'), 'the rest searched');
   assert.equal(plies[11].excluded, 'forced', '6... Ke7 is the only legal move');
   const bxd1 = plies[9];
   assert.equal(bxd1.san, 'Bxd1');
@@ -90,7 +96,7 @@ test('analyses a short game, flags the known blunder, and equals the CLI report'
 test('a multi-game file with one illegal game: the error is shown, the rest analysed', async () => {
   const { context, page, requests, errors } = await openPage(
     browser,
-    `${site.origin}/?depth=5&lines=1&nosw=1`,
+    `${site.origin}/?depth=5&lines=1&nosw=1&book=none`,
   );
   const report = await analysePgn(page, fixture('three-games-one-illegal.pgn'));
   assert.equal(report.games.length, 3);
@@ -187,7 +193,8 @@ test('the embed works in an iframe on another origin, fed by postMessage', async
   await page.waitForFunction(() => window.result !== null, null, { timeout: 120000 });
   const report = JSON.parse(await page.evaluate(() => window.result));
   assert.equal(report.games[0].plies.length, 13);
-  assert.ok(report.games[0].plies.every((p) => p.searched || p.excluded === 'forced'));
+  assert.ok(report.games[0].plies.every((p) => p.searched || p.excluded));
+  assert.ok(report.games[0].plies[9].searched);
   await page.waitForTimeout(1500); // the last render
   await shot(page, 'embed-in-iframe');
 
@@ -292,7 +299,7 @@ test('re-analysis comes from the IndexedDB cache; clearing it forces the engine 
   assert.ok(loads >= 1);
   const second = await analysePgn(page, fixture('legal-trap.pgn'));
   assert.deepEqual(second, first);
-  assert.match(await page.textContent('#progress-text'), /12 from cache/);
+  assert.match(await page.textContent('#progress-text'), /7 from cache/);
   assert.equal(engineLoads(), loads, 'no engine started for cached positions');
   assert.match(await page.textContent('#cache-info'), /1 analysed chunk cached/);
 
@@ -302,6 +309,37 @@ test('re-analysis comes from the IndexedDB cache; clearing it forces the engine 
   const third = await analysePgn(page, fixture('legal-trap.pgn'));
   assert.deepEqual(third, first);
   assert.ok(engineLoads() > loads);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a Polyglot book picked in the settings replaces the built-in one, as in the CLI', async () => {
+  // A one-entry Polyglot book: 1. e4 from the start position.
+  const book = path.join(root, 'target', 'e4.bin');
+  const entry = Buffer.alloc(16);
+  entry.writeBigUInt64BE(0x463b96181691fc9cn, 0);
+  entry.writeUInt16BE(4 | (3 << 3) | (4 << 6) | (1 << 9), 8);
+  entry.writeUInt16BE(1, 10);
+  fs.writeFileSync(book, entry);
+  const { context, page, errors } = await openPage(browser, `${site.origin}/?depth=4&lines=2&nosw=1`);
+  await page.click('#settings summary');
+  await page.selectOption('#book-kind', 'file');
+  await page.setInputFiles('#book-file', book);
+  const report = await analysePgn(page, fixture('legal-trap.pgn'));
+  assert.equal(report.settings.book, 'file:e4.bin');
+  assert.equal(report.games[0].plies[0].excluded, 'book');
+  assert.equal(report.games[0].plies[1].excluded, null);
+  const json = await page.evaluate(() => window.fairsight.state.reportJson);
+  assert.equal(`${json}\n`, cliReport(TRAP, ['--depth', '4', '--multipv', '2', '--book', book]));
+
+  // A file that is not a book: a clear error, nothing analysed.
+  const bad = path.join(root, 'target', 'bad-book.bin');
+  fs.writeFileSync(bad, 'not a book');
+  await page.setInputFiles('#book-file', bad);
+  await page.click('#analyse');
+  await page.waitForFunction(() => /opening book/.test(document.querySelector('#messages').textContent));
+  assert.match(await page.textContent('#messages'), /opening book: not a Polyglot book/);
+  assert.equal(await page.evaluate(() => document.body.dataset.state), 'idle');
   assert.deepEqual(errors, []);
   await context.close();
 });
