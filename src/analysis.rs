@@ -22,6 +22,10 @@ use crate::{
     plan::{self, Book, Exclusion, Job, NoBook, Settings},
     report::{EngineInfo, GameReport, PlayerReport, PlyReport, Report, SCHEMA, SideReport, Sides},
     session::{JobResult, PositionAnalysis},
+    stats::{
+        haworth::{self, Decision},
+        time::{self, TimedMove},
+    },
 };
 
 /// See the module docs.
@@ -230,12 +234,64 @@ fn samples<'a>(
     (samples, excluded)
 }
 
+/// A side's timed moves for the time statistics (book, forced and early moves left out).
+fn timed(plies: &[PlyReport], side: Side) -> Vec<TimedMove> {
+    plies
+        .iter()
+        .filter(|p| p.side == side)
+        .filter(|p| {
+            !matches!(
+                p.excluded,
+                Some(Exclusion::Book | Exclusion::Forced | Exclusion::Early)
+            )
+        })
+        .filter_map(|p| {
+            p.time_spent.map(|seconds| TimedMove {
+                ply: p.ply,
+                seconds,
+                alternatives: p.features.alternatives,
+            })
+        })
+        .collect()
+}
+
+/// A side's analysed moves as Haworth decisions: the engine's lines and, when it was not
+/// among them, the played move searched alone.
+fn decisions(plies: &[PlyReport], side: Side) -> Vec<Decision> {
+    let sign = side.sign();
+    plies
+        .iter()
+        .filter(|p| p.side == side && p.excluded.is_none() && p.searched)
+        .filter_map(|p| {
+            let mut values: Vec<f64> = p
+                .lines
+                .iter()
+                .map(|l| haworth::pawns(l.score, sign))
+                .collect();
+            let played = match p.lines.iter().position(|l| l.uci == p.uci) {
+                Some(i) => i,
+                None => {
+                    values.push(haworth::pawns(p.features.played_eval?, sign));
+                    values.len() - 1
+                }
+            };
+            Some(Decision {
+                ply: p.ply,
+                values,
+                played,
+            })
+        })
+        .collect()
+}
+
 fn side_report(game: &Game, plies: &[PlyReport], side: Side) -> SideReport {
     let w = weights(plies);
     let (samples, excluded) = samples(plies, &w, side);
     SideReport {
         player: game.player(side).to_owned(),
         stats: accuracy::summarise(&samples, excluded),
+        time: time::time_stats(&[timed(plies, side)]),
+        competence: haworth::competence(&decisions(plies, side), true),
     }
 }
 
@@ -248,6 +304,8 @@ fn players(games: &[GameReport]) -> Vec<PlayerReport> {
         black: usize,
         samples: Vec<Sample<'a>>,
         excluded: BTreeMap<Exclusion, usize>,
+        timed: Vec<Vec<TimedMove>>,
+        decisions: Vec<Decision>,
     }
     let mut order: Vec<String> = Vec::new();
     let mut by_key: HashMap<String, Acc<'_>> = HashMap::new();
@@ -265,8 +323,12 @@ fn players(games: &[GameReport]) -> Vec<PlayerReport> {
                     black: 0,
                     samples: Vec::new(),
                     excluded: BTreeMap::new(),
+                    timed: Vec::new(),
+                    decisions: Vec::new(),
                 }
             });
+            acc.timed.push(timed(&g.plies, side));
+            acc.decisions.extend(decisions(&g.plies, side));
             acc.games += 1;
             match side {
                 Side::White => acc.white += 1,
@@ -284,13 +346,14 @@ fn players(games: &[GameReport]) -> Vec<PlayerReport> {
         .filter_map(|k| by_key.remove(k))
         .map(|a| PlayerReport {
             stats: accuracy::summarise(&a.samples, a.excluded),
+            time: time::time_stats(&a.timed),
             name: a.name,
             games: a.games,
             white_games: a.white,
             black_games: a.black,
             z_scores: None,
             ipr: None,
-            competence: None,
+            competence: haworth::competence(&a.decisions, false),
             verdict: None,
         })
         .collect()

@@ -17,6 +17,7 @@ pub mod pgn;
 pub mod plan;
 pub mod report;
 pub mod session;
+pub mod stats;
 pub mod uci;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

@@ -8,6 +8,7 @@ use crate::{
     feature::{Line, MoveFeatures},
     game::{Side, Variant},
     plan::{Exclusion, Settings},
+    stats::{haworth::Competence, time::TimeStats},
 };
 
 /// The JSON schema version.
@@ -106,6 +107,13 @@ pub struct SideReport {
     /// The statistics.
     #[serde(flatten)]
     pub stats: Accuracy,
+    /// Time use, when the game has clock data (`null` otherwise).
+    #[serde(default)]
+    pub time: Option<TimeStats>,
+    /// Haworth's apparent competence over this side's analysed moves, with its
+    /// trajectory through the game (`null` without analysed moves).
+    #[serde(default)]
+    pub competence: Option<Competence>,
 }
 
 /// One ply: the move, why it was excluded, its features and lines.
@@ -163,12 +171,15 @@ pub struct PlayerReport {
     /// Pooled statistics over every analysed move.
     #[serde(flatten)]
     pub stats: Accuracy,
+    /// Time use over every game with clock data (`null` without any).
+    #[serde(default)]
+    pub time: Option<TimeStats>,
     /// Regan's z-scores (the statistics module; `null` until computed).
     pub z_scores: Option<serde_json::Value>,
     /// Intrinsic performance rating (`null` until calibrated).
     pub ipr: Option<f64>,
-    /// Haworth's apparent competence (`null` until computed).
-    pub competence: Option<serde_json::Value>,
+    /// Haworth's apparent competence over every analysed move (`null` without any).
+    pub competence: Option<Competence>,
     /// The verdict (`null` until the fair-play models exist: no verdict from accuracy
     /// alone).
     pub verdict: Option<String>,

@@ -125,6 +125,10 @@ fn analyses_a_short_game_and_flags_the_known_blunder() {
     assert_eq!(black["analysedPlies"], 3, "Bg4, g6, Bxd1");
     assert_eq!(black["excluded"]["book"], 2);
     assert_eq!(black["excluded"]["forced"], 1);
+    // Time use of Bg4, g6, Bxd1 (3, 7 and 6 s; book and forced moves left out).
+    assert_eq!(black["time"]["moves"], 3);
+    assert!((black["time"]["mean"].as_f64().unwrap() - 16.0 / 3.0).abs() < 1e-9);
+    assert_eq!(black["time"]["fastMoves"], 0);
     let white = &game["sides"]["white"];
     assert!(white["acpl"].as_f64().unwrap() < black["acpl"].as_f64().unwrap());
     assert_eq!(r["players"].as_array().unwrap().len(), 2);

@@ -361,6 +361,7 @@ export function renderGame(container, report, gameIndex, { ply = 0, onSelectPly,
   container.append(
     h('div', { class: 'game-grid' }, boardCol, h('div', { class: 'moves-col' }, moves), movePanel(report, game, plies, i)),
   );
+  container.append(competenceChart(game, plies, i, select));
 
   // The board, once its element is in the document (chessground measures it).
   if (typeof Chessground === 'function') {
@@ -660,6 +661,68 @@ function evalGraph(plies, current, select) {
   );
 }
 
+/** Haworth's apparent competence of each side through the game (posterior mean of c
+ * after each analysed move). A sharp rise marks a stretch of engine agreement. */
+function competenceChart(game, plies, current, select) {
+  const n = plies.length;
+  const W = 600;
+  const H = 120;
+  const sides = ['white', 'black'].map((side) => {
+    const c = obj(obj(game.sides?.[side]).competence);
+    const traj = arr(c.trajectory).filter((pt) => Array.isArray(pt) && isNum(pt[0]) && isNum(pt[1]));
+    return { side, c, traj };
+  });
+  const top = Math.max(5, ...sides.flatMap((sd) => sd.traj.map((pt) => pt[1]))) * 1.1;
+  const x = (ply) => (n ? (ply / n) * W : 0);
+  const y = (v) => 4 + (1 - v / top) * (H - 8);
+  const svg = s('svg', {
+    class: 'competence-chart',
+    viewBox: `0 0 ${W} ${H}`,
+    preserveAspectRatio: 'none',
+    role: 'img',
+    'aria-label': 'Apparent competence of each side through the game',
+    focusable: 'false',
+  });
+  svg.append(s('rect', { class: 'cc-bg', x: 0, y: 0, width: W, height: H }));
+  if (n) {
+    svg.append(
+      s('line', { class: 'eg-current-line', x1: x(current + 1), x2: x(current + 1), y1: 0, y2: H, 'vector-effect': 'non-scaling-stroke' }),
+    );
+  }
+  for (const { side, traj } of sides) {
+    if (!traj.length) continue;
+    const pts = traj.map(([ply, v]) => `${x(ply).toFixed(1)},${y(v).toFixed(1)}`).join(' L');
+    svg.append(s('path', { class: `cc-line cc-${side}`, d: `M${pts}`, 'vector-effect': 'non-scaling-stroke' }));
+  }
+  const hits = s('g', { class: 'eg-hits' });
+  plies.forEach((p, k) => {
+    hits.append(s('rect', { x: x(k), y: 0, width: Math.max(0.5, x(k + 1) - x(k)), height: H, 'data-ply': k }));
+  });
+  hits.addEventListener('click', (e) => {
+    const k = Number(e.target?.getAttribute?.('data-ply'));
+    if (Number.isInteger(k)) select(k, 'view');
+  });
+  svg.append(hits);
+  const summary = sides.map(({ side, c }) =>
+    isNum(c.mean)
+      ? `${side === 'white' ? 'White' : 'Black'} c = ${num(c.mean)} (90%: ${num(c.low)}–${num(c.high)}, ${c.moves} moves)`
+      : `${side === 'white' ? 'White' : 'Black'}: no analysed moves`,
+  );
+  return h(
+    'figure',
+    { class: 'competence-figure' },
+    svg,
+    h(
+      'figcaption',
+      null,
+      h('span', { class: 'cc-key cc-key-white', text: 'White' }),
+      ' ',
+      h('span', { class: 'cc-key cc-key-black', text: 'Black' }),
+      ` Apparent competence c (Haworth's reference fallible player; 0 = random, higher = closer to the engine) after each analysed move, 0–${num(top, 0)}. A sharp rise marks a stretch of engine agreement. ${summary.join(' · ')}.`,
+    ),
+  );
+}
+
 // ---------------------------------------------------------------- the selected move
 
 function fact(dl, label, value, cls) {
@@ -938,6 +1001,7 @@ function playerCard(p) {
   fact(dl, 'Better than engine', String(p.betterThanEngine ?? 0));
   fact(dl, 'Engine score', scoreBar(p.engineScore), 'wide');
   card.append(dl);
+  card.append(timeFacts(p.time));
 
   const adv = h('dl', { class: 'stats advanced' });
   const z = p.zScores && typeof p.zScores === 'object' ? p.zScores : null;
@@ -948,10 +1012,42 @@ function playerCard(p) {
   );
   fact(adv, 'Intrinsic rating (IPR)', isNum(p.ipr) ? String(Math.round(p.ipr)) : notYet(p.ipr));
   const c = p.competence && typeof p.competence === 'object' ? p.competence : null;
-  fact(adv, 'Apparent competence', c ? `${num(c.mean, 0)} (${num(c.low, 0)}–${num(c.high, 0)})` : notYet(p.competence));
+  fact(
+    adv,
+    'Apparent competence (Haworth)',
+    c ? `c = ${num(c.mean)} (90%: ${num(c.low)}–${num(c.high)}, ${c.moves} moves)` : notYet(p.competence),
+  );
   fact(adv, 'Verdict', p.verdict !== null && p.verdict !== undefined ? str(p.verdict) : notYet(null), 'verdict');
   card.append(adv);
   return card;
+}
+
+/** Time use (from clock data): mean, spread, the most regular stretch, fast moves. */
+function timeFacts(t) {
+  const dl = h('dl', { class: 'stats time' });
+  if (!t || typeof t !== 'object' || !isNum(t.mean)) {
+    fact(dl, 'Time use', h('span', { class: 'not-yet', text: 'no clock data' }), 'wide');
+    return dl;
+  }
+  fact(
+    dl,
+    'Time per move',
+    `${num(t.mean)} s${isNum(t.sd) ? ` ± ${num(t.sd)}` : ''}${isNum(t.cv) ? ` (CV ${num(t.cv, 2)})` : ''} · ${t.moves} moves`,
+    'wide',
+  );
+  fact(
+    dl,
+    'Most regular 14 moves',
+    isNum(t.minWindowCv) ? `CV ${num(t.minWindowCv, 2)} from ply ${t.minWindowPly}` : 'fewer than 14 timed moves',
+  );
+  fact(dl, 'Fast (< 2 s) / premoves', `${t.fastMoves ?? 0} / ${t.premoves ?? 0}`);
+  fact(
+    dl,
+    'Time vs good alternatives',
+    isNum(t.difficultyCorrelation) ? `r = ${num(t.difficultyCorrelation, 2)} (${t.difficultyMoves} moves)` : DASH,
+    'wide',
+  );
+  return dl;
 }
 
 function notYet(v) {

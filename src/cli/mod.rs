@@ -453,7 +453,7 @@ fn opt(x: Option<f64>, prec: usize) -> String {
 /// The per-player table printed to stdout.
 fn player_table(report: &Report) -> String {
     let mut out = format!(
-        "{:<28} {:>5} {:>6} {:>6} {:>6} {:>14} {:>4} {:>4} {:>4} {:>6}\n",
+        "{:<28} {:>5} {:>6} {:>6} {:>6} {:>14} {:>4} {:>4} {:>4} {:>6} {:>16} {:>6}\n",
         "player",
         "games",
         "plies",
@@ -463,7 +463,9 @@ fn player_table(report: &Report) -> String {
         "inac",
         "mist",
         "blun",
-        "engine"
+        "engine",
+        "competence (90%)",
+        "timeCV"
     );
     for p in &report.players {
         let s = &p.stats;
@@ -474,8 +476,11 @@ fn player_table(report: &Report) -> String {
             _ => "-".to_owned(),
         };
         let name: String = p.name.chars().take(28).collect();
+        let competence = p.competence.as_ref().map_or("-".to_owned(), |c| {
+            format!("{:.1} ({:.1}-{:.1})", c.mean, c.low, c.high)
+        });
         out.push_str(&format!(
-            "{:<28} {:>5} {:>6} {:>6} {:>6} {:>14} {:>4} {:>4} {:>4} {:>6}\n",
+            "{:<28} {:>5} {:>6} {:>6} {:>6} {:>14} {:>4} {:>4} {:>4} {:>6} {:>16} {:>6}\n",
             name,
             p.games,
             s.analysed_plies,
@@ -485,7 +490,9 @@ fn player_table(report: &Report) -> String {
             s.inaccuracies,
             s.mistakes,
             s.blunders,
-            opt(s.engine_score, 2)
+            opt(s.engine_score, 2),
+            competence,
+            opt(p.time.as_ref().and_then(|t| t.cv), 2)
         ));
     }
     let failed = report.games.iter().filter(|g| g.error.is_some()).count();

@@ -1,0 +1,5 @@
+//! Fair-play statistics beyond accuracy: time use and Haworth's reference fallible
+//! player (Regan's model to come).
+
+pub mod haworth;
+pub mod time;
