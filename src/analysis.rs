@@ -24,6 +24,7 @@ use crate::{
     session::{JobResult, PositionAnalysis},
     stats::{
         haworth::{self, Decision},
+        regan::{self, Tested},
         time::{self, TimedMove},
     },
 };
@@ -284,6 +285,37 @@ fn decisions(plies: &[PlyReport], side: Side) -> Vec<Decision> {
         .collect()
 }
 
+/// A side's analysed moves for Regan's model: the scaled difference of each engine line
+/// (and of the played move searched alone when it was not among them) from the top line.
+fn tested(plies: &[PlyReport], side: Side) -> Vec<Tested> {
+    let sign = side.sign();
+    plies
+        .iter()
+        .filter(|p| p.side == side && p.excluded.is_none() && p.searched)
+        .filter_map(|p| {
+            let best = p.lines.first()?.score.with_sign(sign);
+            let mut deltas: Vec<f64> = p
+                .lines
+                .iter()
+                .map(|l| eval::regan_delta(best, l.score.with_sign(sign)))
+                .collect();
+            let played = match p.lines.iter().position(|l| l.uci == p.uci) {
+                Some(i) => i,
+                None => {
+                    let v = p.features.played_eval?.with_sign(sign);
+                    deltas.push(eval::regan_delta(best, v));
+                    deltas.len() - 1
+                }
+            };
+            Some(Tested {
+                deltas,
+                played,
+                top: 0,
+            })
+        })
+        .collect()
+}
+
 fn side_report(game: &Game, plies: &[PlyReport], side: Side) -> SideReport {
     let w = weights(plies);
     let (samples, excluded) = samples(plies, &w, side);
@@ -306,6 +338,7 @@ fn players(games: &[GameReport]) -> Vec<PlayerReport> {
         excluded: BTreeMap<Exclusion, usize>,
         timed: Vec<Vec<TimedMove>>,
         decisions: Vec<Decision>,
+        tested: Vec<Tested>,
     }
     let mut order: Vec<String> = Vec::new();
     let mut by_key: HashMap<String, Acc<'_>> = HashMap::new();
@@ -325,8 +358,10 @@ fn players(games: &[GameReport]) -> Vec<PlayerReport> {
                     excluded: BTreeMap::new(),
                     timed: Vec::new(),
                     decisions: Vec::new(),
+                    tested: Vec::new(),
                 }
             });
+            acc.tested.extend(tested(&g.plies, side));
             acc.timed.push(timed(&g.plies, side));
             acc.decisions.extend(decisions(&g.plies, side));
             acc.games += 1;
@@ -354,6 +389,7 @@ fn players(games: &[GameReport]) -> Vec<PlayerReport> {
             z_scores: None,
             ipr: None,
             competence: haworth::competence(&a.decisions, false),
+            regan: regan::fit(&a.tested),
             verdict: None,
         })
         .collect()

@@ -8,7 +8,7 @@ use crate::{
     feature::{Line, MoveFeatures},
     game::{Side, Variant},
     plan::{Exclusion, Settings},
-    stats::{haworth::Competence, time::TimeStats},
+    stats::{haworth::Competence, regan::Fit, time::TimeStats},
 };
 
 /// The JSON schema version.
@@ -180,6 +180,11 @@ pub struct PlayerReport {
     pub ipr: Option<f64>,
     /// Haworth's apparent competence over every analysed move (`null` without any).
     pub competence: Option<Competence>,
+    /// Regan's model fitted to the player's own moves: `(s, c)` with the 95% region's
+    /// extent and MM/EV/ASD against the fit (`null` without analysed moves). The
+    /// screening z-scores against the player's rating are `zScores`.
+    #[serde(default)]
+    pub regan: Option<Fit>,
     /// The verdict (`null` until the fair-play models exist: no verdict from accuracy
     /// alone).
     pub verdict: Option<String>,

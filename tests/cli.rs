@@ -132,6 +132,12 @@ fn analyses_a_short_game_and_flags_the_known_blunder() {
     let white = &game["sides"]["white"];
     assert!(white["acpl"].as_f64().unwrap() < black["acpl"].as_f64().unwrap());
     assert_eq!(r["players"].as_array().unwrap().len(), 2);
+    // Haworth's competence and Regan's fit per player, from the analysed moves.
+    let greedy = &r["players"][1];
+    assert_eq!(greedy["name"], "Greedy");
+    assert_eq!(greedy["competence"]["moves"], 3);
+    assert_eq!(greedy["regan"]["moves"], 3);
+    assert!(greedy["regan"]["s"].as_f64().unwrap() > 0.0);
 
     let annotated = std::fs::read_to_string(&pgn).unwrap();
     assert!(annotated.contains("[%eval"), "{annotated}");

@@ -1010,6 +1010,15 @@ function playerCard(p) {
     'Regan z-scores',
     z ? `MM ${num(z.mm, 2)} · EV ${num(z.ev, 2)} · ASD ${num(z.asd, 2)}` : notYet(p.zScores),
   );
+  const r = p.regan && typeof p.regan === 'object' ? p.regan : null;
+  fact(
+    adv,
+    "Regan fit of own moves",
+    r && isNum(r.s) && isNum(r.c)
+      ? `s = ${num(r.s, 3)} (${num(arr(r.sRange)[0], 3)}–${num(arr(r.sRange)[1], 3)}), c = ${num(r.c, 2)} (${num(arr(r.cRange)[0], 2)}–${num(arr(r.cRange)[1], 2)}), ${r.moves} moves`
+      : notYet(p.regan),
+    'wide',
+  );
   fact(adv, 'Intrinsic rating (IPR)', isNum(p.ipr) ? String(Math.round(p.ipr)) : notYet(p.ipr));
   const c = p.competence && typeof p.competence === 'object' ? p.competence : null;
   fact(

@@ -2,4 +2,5 @@
 //! player (Regan's model to come).
 
 pub mod haworth;
+pub mod regan;
 pub mod time;

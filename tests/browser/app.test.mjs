@@ -82,6 +82,7 @@ test('analyses a short game, flags the known blunder, and equals the CLI report'
   // Time use from the clocks and Haworth's competence, per player and through the game.
   assert.match(await page.textContent('#players'), /Time per move5\.3 s/);
   assert.match(await page.textContent('#players'), /Apparent competence \(Haworth\)c = /);
+  assert.match(await page.textContent('#players'), /Regan fit of own moves ?s = /);
   assert.equal(await page.locator('#game svg.competence-chart path.cc-black').count(), 1);
   await shot(page, 'review-game');
   await page.locator('#game').screenshot({ path: path.join(root, 'target', 'screenshots', 'game-view.png') });
