@@ -23,6 +23,7 @@ use crate::{
     report::{EngineInfo, GameReport, PlayerReport, PlyReport, Report, SCHEMA, SideReport, Sides},
     session::{JobResult, PositionAnalysis},
     stats::{
+        calibration::Calibration,
         haworth::{self, Decision},
         regan::{self, Tested},
         time::{self, TimedMove},
@@ -38,6 +39,10 @@ pub struct Analysis {
     results: HashMap<usize, BTreeMap<usize, PositionAnalysis>>,
     /// Pre-search exclusions, per game index, per ply index.
     pre: HashMap<usize, BTreeMap<usize, Exclusion>>,
+    /// A calibration table instead of the shipped one.
+    calibration: Option<Calibration>,
+    /// Ratings entered by the user, by lower-case player name.
+    ratings: HashMap<String, f64>,
 }
 
 impl Analysis {
@@ -65,7 +70,20 @@ impl Analysis {
             games,
             results: HashMap::new(),
             pre,
+            calibration: None,
+            ratings: HashMap::new(),
         }
+    }
+
+    /// Uses this calibration table instead of the shipped one (it still only applies to
+    /// reports with its engine build and settings).
+    pub fn set_calibration(&mut self, table: Calibration) {
+        self.calibration = Some(table);
+    }
+
+    /// A rating for a player (by name, case-insensitive), overriding the PGN's Elo tags.
+    pub fn set_rating(&mut self, player: &str, elo: f64) {
+        self.ratings.insert(player.to_lowercase(), elo);
     }
 
     /// The settings.
@@ -123,13 +141,19 @@ impl Analysis {
                 Err(e) => error_report(e),
             })
             .collect();
-        let players = players(&games);
+        let calibration = self
+            .calibration
+            .as_ref()
+            .or(Calibration::builtin())
+            .filter(|c| c.applies_to(&self.settings, &engine));
+        let players = players(&games, calibration, &self.ratings);
         Report {
             schema: SCHEMA,
             settings: self.settings.clone(),
             engine,
             games,
             players,
+            calibration: calibration.map(|c| format!("{} (engine {})", c.source, c.engine.build)),
         }
     }
 
@@ -287,7 +311,7 @@ fn decisions(plies: &[PlyReport], side: Side) -> Vec<Decision> {
 
 /// A side's analysed moves for Regan's model: the scaled difference of each engine line
 /// (and of the played move searched alone when it was not among them) from the top line.
-fn tested(plies: &[PlyReport], side: Side) -> Vec<Tested> {
+pub fn regan_sample(plies: &[PlyReport], side: Side) -> Vec<Tested> {
     let sign = side.sign();
     plies
         .iter()
@@ -328,7 +352,11 @@ fn side_report(game: &Game, plies: &[PlyReport], side: Side) -> SideReport {
 }
 
 /// Aggregates every side of every game by player name (case-insensitive).
-fn players(games: &[GameReport]) -> Vec<PlayerReport> {
+fn players(
+    games: &[GameReport],
+    calibration: Option<&Calibration>,
+    entered: &HashMap<String, f64>,
+) -> Vec<PlayerReport> {
     struct Acc<'a> {
         name: String,
         games: usize,
@@ -339,6 +367,7 @@ fn players(games: &[GameReport]) -> Vec<PlayerReport> {
         timed: Vec<Vec<TimedMove>>,
         decisions: Vec<Decision>,
         tested: Vec<Tested>,
+        elos: Vec<f64>,
     }
     let mut order: Vec<String> = Vec::new();
     let mut by_key: HashMap<String, Acc<'_>> = HashMap::new();
@@ -359,9 +388,21 @@ fn players(games: &[GameReport]) -> Vec<PlayerReport> {
                     timed: Vec::new(),
                     decisions: Vec::new(),
                     tested: Vec::new(),
+                    elos: Vec::new(),
                 }
             });
-            acc.tested.extend(tested(&g.plies, side));
+            let tag = match side {
+                Side::White => "WhiteElo",
+                Side::Black => "BlackElo",
+            };
+            if let Some(e) = g
+                .tag(tag)
+                .and_then(|v| v.trim().parse::<f64>().ok())
+                .filter(|e| *e > 0.0)
+            {
+                acc.elos.push(e);
+            }
+            acc.tested.extend(regan_sample(&g.plies, side));
             acc.timed.push(timed(&g.plies, side));
             acc.decisions.extend(decisions(&g.plies, side));
             acc.games += 1;
@@ -378,19 +419,29 @@ fn players(games: &[GameReport]) -> Vec<PlayerReport> {
     }
     order
         .iter()
-        .filter_map(|k| by_key.remove(k))
-        .map(|a| PlayerReport {
-            stats: accuracy::summarise(&a.samples, a.excluded),
-            time: time::time_stats(&a.timed),
-            name: a.name,
-            games: a.games,
-            white_games: a.white,
-            black_games: a.black,
-            z_scores: None,
-            ipr: None,
-            competence: haworth::competence(&a.decisions, false),
-            regan: regan::fit(&a.tested),
-            verdict: None,
+        .filter_map(|k| by_key.remove(k).map(|a| (k.clone(), a)))
+        .map(|(key, a)| {
+            let rating = entered.get(&key).copied().or_else(|| {
+                (!a.elos.is_empty()).then(|| a.elos.iter().sum::<f64>() / a.elos.len() as f64)
+            });
+            let ipr = calibration.and_then(|c| c.ipr(&a.tested));
+            PlayerReport {
+                stats: accuracy::summarise(&a.samples, a.excluded),
+                rating,
+                z_scores: calibration
+                    .zip(rating)
+                    .and_then(|(c, r)| c.screen(&a.tested, r)),
+                ipr: ipr.map(|i| i.elo),
+                ipr_range: ipr.map(|i| (i.low, i.high)),
+                time: time::time_stats(&a.timed),
+                name: a.name,
+                games: a.games,
+                white_games: a.white,
+                black_games: a.black,
+                competence: haworth::competence(&a.decisions, false),
+                regan: regan::fit(&a.tested),
+                verdict: None,
+            }
         })
         .collect()
 }

@@ -681,6 +681,7 @@ mod tests {
             engine: EngineInfo::default(),
             games,
             players: Vec::new(),
+            calibration: None,
         }
     }
 

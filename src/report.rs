@@ -8,7 +8,7 @@ use crate::{
     feature::{Line, MoveFeatures},
     game::{Side, Variant},
     plan::{Exclusion, Settings},
-    stats::{haworth::Competence, regan::Fit, time::TimeStats},
+    stats::{calibration::Screening, haworth::Competence, regan::Fit, time::TimeStats},
 };
 
 /// The JSON schema version.
@@ -38,6 +38,10 @@ pub struct Report {
     pub games: Vec<GameReport>,
     /// Every player across the games.
     pub players: Vec<PlayerReport>,
+    /// The rating calibration behind `ipr` and `zScores` (its source and engine), or
+    /// `null` when no table applies to this engine and these settings.
+    #[serde(default)]
+    pub calibration: Option<String>,
 }
 
 /// One game.
@@ -174,10 +178,18 @@ pub struct PlayerReport {
     /// Time use over every game with clock data (`null` without any).
     #[serde(default)]
     pub time: Option<TimeStats>,
-    /// Regan's z-scores (the statistics module; `null` until computed).
-    pub z_scores: Option<serde_json::Value>,
-    /// Intrinsic performance rating (`null` until calibrated).
+    /// The player's rating: entered by the user, else the mean of the PGN's Elo tags
+    /// (`null` without either).
+    #[serde(default)]
+    pub rating: Option<f64>,
+    /// Regan's screening z-scores against the parameters of the player's rating (`null`
+    /// without a rating or an applicable calibration).
+    pub z_scores: Option<Screening>,
+    /// Intrinsic performance rating (`null` without an applicable calibration).
     pub ipr: Option<f64>,
+    /// The IPR's 95% likelihood interval.
+    #[serde(default)]
+    pub ipr_range: Option<(f64, f64)>,
     /// Haworth's apparent competence over every analysed move (`null` without any).
     pub competence: Option<Competence>,
     /// Regan's model fitted to the player's own moves: `(s, c)` with the 95% region's

@@ -529,3 +529,117 @@ fn a_polyglot_book_or_none_replaces_the_builtin_one() {
         stderr(&o)
     );
 }
+
+#[test]
+fn calibration_chain_fits_a_table_and_screens_players_against_their_rating() {
+    if !node_engine_present() {
+        return;
+    }
+    let base = [
+        "--book",
+        "none",
+        "--depth",
+        "6",
+        "--multipv",
+        "2",
+        "--quiet",
+    ];
+    let report = tmp("rated.json");
+    let mut args = vec![
+        "analyze",
+        "tests/fixtures/rated.pgn",
+        "--json",
+        report.to_str().unwrap(),
+    ];
+    args.extend(base);
+    let o = fairsight(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = read_json(&report);
+    assert!(
+        r["calibration"].is_null(),
+        "the shipped table is for the defaults only"
+    );
+    assert!(r["players"][0]["zScores"].is_null());
+    assert_eq!(r["players"][0]["rating"], 1850.0);
+
+    // Fit a table from this report (bands of Ann's 1850 and Ben's 2150).
+    let table = tmp("rated-calibration.json");
+    let o = fairsight(&[
+        "calibrate",
+        "fit",
+        report.to_str().unwrap(),
+        "--out",
+        table.to_str().unwrap(),
+        "--source",
+        "fixture",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = read_json(&table);
+    let bands = t["bands"].as_array().unwrap();
+    assert_eq!(bands.len(), 2, "{t}");
+    assert_eq!(bands[0]["lo"], 1800);
+    assert_eq!(bands[1]["meanElo"], 2150.0);
+    assert_eq!(t["settings"]["limit"]["depth"], 6);
+
+    // Analysed again with that table: IPR and screening z-scores per player.
+    let screened = tmp("rated-screened.json");
+    let mut args = vec![
+        "analyze",
+        "tests/fixtures/rated.pgn",
+        "--calibration",
+        table.to_str().unwrap(),
+        "--rating",
+        "ann=1500",
+        "--json",
+        screened.to_str().unwrap(),
+    ];
+    args.extend(base);
+    let o = fairsight(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = read_json(&screened);
+    assert!(r["calibration"].as_str().unwrap().starts_with("fixture"));
+    let ann = &r["players"][0];
+    assert_eq!(ann["name"], "Ann");
+    assert_eq!(
+        ann["rating"], 1500.0,
+        "the entered rating wins over the tags"
+    );
+    assert_eq!(ann["zScores"]["rating"], 1500.0);
+    assert!(ann["zScores"]["mm"].is_number());
+    assert!(ann["zScores"]["moves"].as_u64().unwrap() >= 10);
+    let ipr = ann["ipr"].as_f64().unwrap();
+    let range = ann["iprRange"].as_array().unwrap();
+    assert!(range[0].as_f64().unwrap() <= ipr && ipr <= range[1].as_f64().unwrap());
+    assert_eq!(r["players"][1]["zScores"]["rating"], 2150.0);
+
+    // A table made with other settings does not apply.
+    let other = tmp("rated-other.json");
+    let o = fairsight(&[
+        "analyze",
+        "tests/fixtures/rated.pgn",
+        "--calibration",
+        table.to_str().unwrap(),
+        "--book",
+        "none",
+        "--depth",
+        "5",
+        "--multipv",
+        "2",
+        "--quiet",
+        "--json",
+        other.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(read_json(&other)["players"][0]["zScores"].is_null());
+
+    // Bad values are usage errors.
+    let o = fairsight(&["analyze", "tests/fixtures/rated.pgn", "--rating", "Ann"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = fairsight(&[
+        "analyze",
+        "tests/fixtures/rated.pgn",
+        "--calibration",
+        "Cargo.toml",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}

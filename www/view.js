@@ -1008,7 +1008,11 @@ function playerCard(p) {
   fact(
     adv,
     'Regan z-scores',
-    z ? `MM ${num(z.mm, 2)} · EV ${num(z.ev, 2)} · ASD ${num(z.asd, 2)}` : notYet(p.zScores),
+    z
+      ? `MM ${num(z.mm, 2)} · EV ${num(z.ev, 2)} · ASD ${num(z.asd, 2)} against a ${Math.round(z.rating)} player (${z.moves} moves)`
+      : isNum(p.rating)
+        ? h('span', { class: 'not-yet', text: 'no calibration for these settings' })
+        : h('span', { class: 'not-yet', text: 'no rating (Elo tags)' }),
   );
   const r = p.regan && typeof p.regan === 'object' ? p.regan : null;
   fact(
@@ -1019,7 +1023,13 @@ function playerCard(p) {
       : notYet(p.regan),
     'wide',
   );
-  fact(adv, 'Intrinsic rating (IPR)', isNum(p.ipr) ? String(Math.round(p.ipr)) : notYet(p.ipr));
+  fact(
+    adv,
+    'Intrinsic rating (IPR)',
+    isNum(p.ipr)
+      ? `${Math.round(p.ipr)}${Array.isArray(p.iprRange) ? ` (95%: ${Math.round(p.iprRange[0])}–${Math.round(p.iprRange[1])})` : ''}`
+      : h('span', { class: 'not-yet', text: 'no calibration for these settings' }),
+  );
   const c = p.competence && typeof p.competence === 'object' ? p.competence : null;
   fact(
     adv,

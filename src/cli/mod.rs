@@ -1,6 +1,7 @@
 //! Flags, validation into settings, the engine pool and the outputs.
 
 mod bench;
+mod calibrate;
 mod engine;
 
 use std::{
@@ -22,6 +23,7 @@ use fairsight::{
     plan::{Book, DEFAULT_DEPTH, DEFAULT_MULTIPV, Job, JobId, NoBook, Settings},
     report::{EngineInfo, Report},
     session::JobResult,
+    stats::calibration::Calibration,
     uci::Limit,
 };
 use indicatif::{ProgressBar, ProgressStyle};
@@ -51,9 +53,12 @@ struct Cli {
 #[derive(Subcommand)]
 enum Sub {
     /// Analyse every game of one or more PGN files.
-    Analyze(AnalyzeArgs),
+    Analyze(Box<AnalyzeArgs>),
     /// Measure import throughput and pipeline efficiency (prints; asserts nothing).
     Bench(bench::BenchArgs),
+    /// Build the rating ↔ Regan (s, c) calibration table (see models/README.md).
+    #[command(subcommand)]
+    Calibrate(calibrate::CalibrateCmd),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -92,6 +97,15 @@ struct AnalyzeArgs {
     /// Polyglot .bin file.
     #[arg(long, default_value = "builtin")]
     book: String,
+    /// A rating calibration table instead of the shipped models/regan-calibration.json
+    /// (made by `fairsight calibrate fit`; used only if made with the same engine build
+    /// and settings).
+    #[arg(long)]
+    calibration: Option<PathBuf>,
+    /// A player's rating for the screening z-scores, overriding the PGN's Elo tags:
+    /// `--rating "Carlsen, Magnus=2850"` (repeatable).
+    #[arg(long)]
+    rating: Vec<String>,
     /// With --depth, the most nodes one search may use (0: no cap); stops the rare
     /// searches that run 10-40x longer than usual (mates found with several lines).
     #[arg(long, default_value_t = fairsight::plan::DEFAULT_MAX_NODES)]
@@ -139,8 +153,9 @@ pub fn run() -> Result<ExitCode> {
         }
     };
     match cli.command {
-        Sub::Analyze(args) => analyze(args),
+        Sub::Analyze(args) => analyze(*args),
         Sub::Bench(args) => bench::bench(args).map(|()| ExitCode::SUCCESS),
+        Sub::Calibrate(cmd) => calibrate::run(cmd).map(|()| ExitCode::SUCCESS),
     }
 }
 
@@ -298,6 +313,26 @@ fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
         },
     };
     let mut analysis = Analysis::new(games, v.settings.clone(), book.as_ref());
+    if let Some(path) = &args.calibration {
+        let table = std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| Calibration::from_json(&t).map_err(|e| e.to_string()));
+        match table {
+            Ok(t) => analysis.set_calibration(t),
+            Err(e) => return usage_error(format!("--calibration {}: {e}", path.display())),
+        }
+    }
+    for r in &args.rating {
+        match r
+            .rsplit_once('=')
+            .map(|(n, e)| (n.trim(), e.trim().parse::<f64>()))
+        {
+            Some((name, Ok(elo))) if !name.is_empty() && elo > 0.0 => {
+                analysis.set_rating(name, elo);
+            }
+            _ => return usage_error(format!("--rating {r}: expected NAME=ELO")),
+        }
+    }
     let jobs = analysis.jobs();
     let workers = v.jobs.min(jobs.len()).max(1);
     let timeout = Duration::from_secs(args.search_timeout.max(1));

@@ -249,8 +249,56 @@ pub fn fit(sample: &[Tested]) -> Option<Fit> {
     })
 }
 
+/// Moves sampled from the model, for tests here and in the calibration.
+#[cfg(test)]
+pub(crate) mod tests_support {
+    use super::*;
+
+    pub(crate) struct Rng(pub(crate) u64);
+    impl Rng {
+        pub(crate) fn next(&mut self) -> f64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
+    /// Moves sampled from the model itself at `(s, c)`.
+    pub(crate) fn sample(s: f64, c: f64, n: usize, seed: u64) -> Vec<Tested> {
+        let mut rng = Rng(seed);
+        (0..n)
+            .map(|_| {
+                let k = 3 + (rng.next() * 8.0) as usize;
+                let mut deltas = vec![0.0];
+                for _ in 1..k {
+                    // Some ties with the best, most moves clearly worse.
+                    let x = rng.next();
+                    deltas.push(if x < 0.08 { 0.0 } else { x * x * 1.2 });
+                }
+                let p = probabilities(&deltas, s, c);
+                let r = rng.next();
+                let mut acc = 0.0;
+                let played = p
+                    .iter()
+                    .position(|pi| {
+                        acc += pi;
+                        r < acc
+                    })
+                    .unwrap_or(k - 1);
+                Tested {
+                    deltas,
+                    played,
+                    top: 0,
+                }
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::tests_support::sample;
     use super::*;
     use crate::{eval::regan_delta, uci::Score};
 
@@ -286,47 +334,6 @@ mod tests {
             "a gap matters less when far ahead"
         );
         assert_eq!(d(20, 20), 0.0);
-    }
-
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> f64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
-        }
-    }
-
-    /// Moves sampled from the model itself at `(s, c)`.
-    fn sample(s: f64, c: f64, n: usize, seed: u64) -> Vec<Tested> {
-        let mut rng = Rng(seed);
-        (0..n)
-            .map(|_| {
-                let k = 3 + (rng.next() * 8.0) as usize;
-                let mut deltas = vec![0.0];
-                for _ in 1..k {
-                    // Some ties with the best, most moves clearly worse.
-                    let x = rng.next();
-                    deltas.push(if x < 0.08 { 0.0 } else { x * x * 1.2 });
-                }
-                let p = probabilities(&deltas, s, c);
-                let r = rng.next();
-                let mut acc = 0.0;
-                let played = p
-                    .iter()
-                    .position(|pi| {
-                        acc += pi;
-                        r < acc
-                    })
-                    .unwrap_or(k - 1);
-                Tested {
-                    deltas,
-                    played,
-                    top: 0,
-                }
-            })
-            .collect()
     }
 
     #[test]

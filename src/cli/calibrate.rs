@@ -1,0 +1,191 @@
+//! `fairsight calibrate`: the rating ↔ Regan (s, c) table in `models/`.
+//!
+//! 1. `calibrate sample FILE.pgn --per-band N`: picks rated games (both `WhiteElo` and
+//!    `BlackElo`), N per rating band of the players' mean rating, spread evenly through
+//!    the file, and prints them as PGN.
+//! 2. `fairsight analyze SAMPLE.pgn --json REPORT.json` with the default settings.
+//! 3. `calibrate fit REPORT.json... --out models/regan-calibration.json`: groups every
+//!    analysed move by its player's rating band and fits Regan's (s, c) per band.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand};
+use fairsight::{
+    game::Side,
+    pgn,
+    report::Report,
+    stats::{
+        calibration::{Band, Calibration},
+        regan,
+    },
+};
+
+#[derive(Subcommand)]
+pub enum CalibrateCmd {
+    /// Print a sample of rated games, N per rating band.
+    Sample(SampleArgs),
+    /// Fit (s, c) per rating band from analysed reports.
+    Fit(FitArgs),
+}
+
+#[derive(Args)]
+pub struct SampleArgs {
+    /// PGN with rated games.
+    file: PathBuf,
+    /// Games per band.
+    #[arg(long, default_value_t = 12)]
+    per_band: usize,
+}
+
+#[derive(Args)]
+pub struct FitArgs {
+    /// JSON reports of `fairsight analyze` over rated games (default settings).
+    #[arg(required = true)]
+    reports: Vec<PathBuf>,
+    /// Where to write the table.
+    #[arg(long)]
+    out: PathBuf,
+    /// A line saying where the games came from, for the table.
+    #[arg(long, default_value = "")]
+    source: String,
+}
+
+/// The band edges (Elo): [lo, hi).
+pub const BANDS: [(u32, u32); 6] = [
+    (0, 1800),
+    (1800, 2000),
+    (2000, 2200),
+    (2200, 2400),
+    (2400, 2600),
+    (2600, 3500),
+];
+
+fn elo(tags: &[(String, String)], name: &str) -> Option<u32> {
+    tags.iter()
+        .find(|(k, _)| k == name)
+        .and_then(|(_, v)| v.trim().parse().ok())
+        .filter(|&e| e > 0)
+}
+
+fn band_of(e: u32) -> Option<usize> {
+    BANDS.iter().position(|&(lo, hi)| lo <= e && e < hi)
+}
+
+pub fn run(cmd: CalibrateCmd) -> Result<()> {
+    match cmd {
+        CalibrateCmd::Sample(a) => sample(a),
+        CalibrateCmd::Fit(a) => fit(a),
+    }
+}
+
+fn sample(a: SampleArgs) -> Result<()> {
+    let text = std::fs::read_to_string(&a.file)
+        .with_context(|| format!("cannot read {}", a.file.display()))?;
+    let lines: Vec<&str> = text.lines().collect();
+    let games: Vec<_> = pgn::import(&text).into_iter().flatten().collect();
+    let mut by_band: Vec<Vec<usize>> = vec![Vec::new(); BANDS.len()];
+    for (i, g) in games.iter().enumerate() {
+        let (Some(w), Some(b)) = (elo(&g.tags, "WhiteElo"), elo(&g.tags, "BlackElo")) else {
+            continue;
+        };
+        if g.plies.len() < 30 {
+            continue; // short draws and forfeits say little
+        }
+        if let Some(k) = band_of((w + b) / 2) {
+            by_band[k].push(i);
+        }
+    }
+    for (k, idx) in by_band.iter().enumerate() {
+        let take = a.per_band.min(idx.len());
+        eprintln!(
+            "band {}-{}: {} rated games, taking {take}",
+            BANDS[k].0,
+            BANDS[k].1,
+            idx.len()
+        );
+        for j in 0..take {
+            let g = &games[idx[j * idx.len() / take]];
+            // The game's text: from its first line to the next game's (or the end).
+            let start = g.line as usize - 1;
+            let end = games
+                .iter()
+                .map(|o| o.line as usize - 1)
+                .filter(|&l| l > start)
+                .min()
+                .unwrap_or(lines.len());
+            println!("{}\n", lines[start..end].join("\n").trim_end());
+        }
+    }
+    Ok(())
+}
+
+fn fit(a: FitArgs) -> Result<()> {
+    let mut samples: Vec<Vec<regan::Tested>> = vec![Vec::new(); BANDS.len()];
+    let mut ratings: Vec<Vec<u32>> = vec![Vec::new(); BANDS.len()];
+    let mut settings = None;
+    let mut engine = None;
+    for path in &a.reports {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let report = Report::from_json(&text)
+            .with_context(|| format!("{} is not a fairsight report", path.display()))?;
+        if settings.get_or_insert_with(|| report.settings.clone()) != &report.settings {
+            bail!("{}: reports made with different settings", path.display());
+        }
+        engine.get_or_insert_with(|| report.engine.clone());
+        for g in report.games.iter().filter(|g| g.error.is_none()) {
+            for (side, tag) in [(Side::White, "WhiteElo"), (Side::Black, "BlackElo")] {
+                let Some(e) = elo(&g.tags, tag) else { continue };
+                let Some(k) = band_of(e) else { continue };
+                let t = fairsight::analysis::regan_sample(&g.plies, side);
+                if !t.is_empty() {
+                    ratings[k].push(e);
+                    samples[k].extend(t);
+                }
+            }
+        }
+    }
+    let (Some(settings), Some(engine)) = (settings, engine) else {
+        bail!("no reports");
+    };
+    let mut bands = Vec::new();
+    for (k, s) in samples.iter().enumerate() {
+        let Some(f) = regan::fit(s) else { continue };
+        let mean = ratings[k].iter().map(|&e| f64::from(e)).sum::<f64>() / ratings[k].len() as f64;
+        eprintln!(
+            "band {}-{}: {} sides, {} moves, mean Elo {mean:.0}: s = {:.3} ({:.3}-{:.3}), c = {:.2} ({:.2}-{:.2})",
+            BANDS[k].0,
+            BANDS[k].1,
+            ratings[k].len(),
+            f.moves,
+            f.s,
+            f.s_range.0,
+            f.s_range.1,
+            f.c,
+            f.c_range.0,
+            f.c_range.1
+        );
+        bands.push(Band {
+            lo: BANDS[k].0,
+            hi: BANDS[k].1,
+            mean_elo: mean,
+            sides: ratings[k].len(),
+            moves: f.moves,
+            s: f.s,
+            c: f.c,
+            s_range: f.s_range,
+            c_range: f.c_range,
+        });
+    }
+    let table = Calibration {
+        engine,
+        settings,
+        source: a.source,
+        bands,
+    };
+    std::fs::write(&a.out, table.to_json() + "\n")
+        .with_context(|| format!("cannot write {}", a.out.display()))?;
+    eprintln!("wrote {}", a.out.display());
+    Ok(())
+}

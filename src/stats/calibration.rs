@@ -1,0 +1,269 @@
+//! The rating ↔ Regan (s, c) calibration: a table of (s, c) fitted per rating band on
+//! rated human games analysed with fairsight's default engine and settings
+//! (`models/regan-calibration.json`, made by `fairsight calibrate`; see
+//! `models/README.md`). From it:
+//!
+//! - the parameters of any rating (linear interpolation between the bands' mean
+//!   ratings, clamped at the ends);
+//! - the intrinsic performance rating (IPR) of a sample: the rating whose parameters make
+//!   the sample most likely, with the ratings within 1.92 log-likelihood units (a 95%
+//!   likelihood interval);
+//! - the screening z-scores of a sample against the parameters of a given rating.
+//!
+//! Both are only meaningful for reports made with the table's engine and settings; the
+//! report says which table it used.
+
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    plan::Settings,
+    report::EngineInfo,
+    stats::regan::{self, Projections, Tested},
+};
+
+/// One rating band's fit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Band {
+    /// Lowest rating of the band.
+    pub lo: u32,
+    /// Rating above the band.
+    pub hi: u32,
+    /// Mean rating of the band's sides.
+    pub mean_elo: f64,
+    /// Sides (player-games) in the band.
+    pub sides: usize,
+    /// Moves fitted.
+    pub moves: usize,
+    /// Sensitivity.
+    pub s: f64,
+    /// Consistency.
+    pub c: f64,
+    /// 95% region of s.
+    pub s_range: (f64, f64),
+    /// 95% region of c.
+    pub c_range: (f64, f64),
+}
+
+/// The table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Calibration {
+    /// The engine the games were analysed with.
+    pub engine: EngineInfo,
+    /// The settings they were analysed with.
+    pub settings: Settings,
+    /// Where the games came from.
+    pub source: String,
+    /// Bands, by rating.
+    pub bands: Vec<Band>,
+}
+
+/// The screening of a sample against a rating's parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Screening {
+    /// z-score of the top-move match rate.
+    pub mm: Option<f64>,
+    /// z-score of the equal-value match rate.
+    pub ev: Option<f64>,
+    /// z-score of the average scaled difference (negative: fewer errors than projected).
+    pub asd: Option<f64>,
+    /// The rating the baseline is for.
+    pub rating: f64,
+    /// Its parameters.
+    pub s: f64,
+    /// Its parameters.
+    pub c: f64,
+    /// Moves tested.
+    pub moves: usize,
+    /// Observed and projected values.
+    pub projections: Projections,
+}
+
+/// An intrinsic performance rating.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Ipr {
+    /// The most likely rating.
+    pub elo: f64,
+    /// 95% likelihood interval.
+    pub low: f64,
+    /// 95% likelihood interval.
+    pub high: f64,
+}
+
+/// Ratings searched for the IPR.
+pub const IPR_RANGE: (f64, f64) = (600.0, 3400.0);
+
+impl Calibration {
+    /// The JSON form.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("invariant: the table serialises")
+    }
+
+    /// Parses a table.
+    pub fn from_json(s: &str) -> Result<Calibration, serde_json::Error> {
+        serde_json::from_str(s)
+    }
+
+    /// The shipped table (`None` while it has no bands).
+    pub fn builtin() -> Option<&'static Calibration> {
+        static TABLE: OnceLock<Option<Calibration>> = OnceLock::new();
+        TABLE
+            .get_or_init(|| {
+                Calibration::from_json(include_str!("../../models/regan-calibration.json"))
+                    .ok()
+                    .filter(|c| !c.bands.is_empty())
+            })
+            .as_ref()
+    }
+
+    /// Whether a report made with `settings` and `engine` may use this table.
+    pub fn applies_to(&self, settings: &Settings, engine: &EngineInfo) -> bool {
+        let key = |s: &Settings| (s.limit, s.multipv, s.max_nodes, s.hash_mb, s.chunk_plies);
+        key(settings) == key(&self.settings) && engine.build == self.engine.build
+    }
+
+    /// (s, c) at a rating.
+    pub fn params_at(&self, elo: f64) -> Option<(f64, f64)> {
+        let b = &self.bands;
+        let first = b.first()?;
+        let last = b.last()?;
+        if elo <= first.mean_elo {
+            return Some((first.s, first.c));
+        }
+        if elo >= last.mean_elo {
+            return Some((last.s, last.c));
+        }
+        let i = b
+            .windows(2)
+            .position(|w| w[0].mean_elo <= elo && elo <= w[1].mean_elo)?;
+        let (x, y) = (&b[i], &b[i + 1]);
+        let f = (elo - x.mean_elo) / (y.mean_elo - x.mean_elo);
+        Some((x.s + f * (y.s - x.s), x.c + f * (y.c - x.c)))
+    }
+
+    /// The IPR of a sample (`None` without usable moves or bands).
+    pub fn ipr(&self, sample: &[Tested]) -> Option<Ipr> {
+        if !sample.iter().any(|t| t.deltas.len() > 1) {
+            return None;
+        }
+        let mut points = Vec::new();
+        let mut r = IPR_RANGE.0;
+        while r <= IPR_RANGE.1 {
+            let (s, c) = self.params_at(r)?;
+            points.push((r, regan::log_likelihood(sample, s, c)));
+            r += 10.0;
+        }
+        let best = points.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1))?;
+        let inside = points.iter().filter(|p| p.1 >= best.1 - 1.92);
+        let low = inside.clone().map(|p| p.0).fold(f64::INFINITY, f64::min);
+        let high = inside.map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
+        Some(Ipr {
+            elo: best.0,
+            low,
+            high,
+        })
+    }
+
+    /// The screening z-scores of a sample against the parameters of `rating`.
+    pub fn screen(&self, sample: &[Tested], rating: f64) -> Option<Screening> {
+        let (s, c) = self.params_at(rating)?;
+        let p = regan::project(sample, s, c)?;
+        Some(Screening {
+            mm: p.mm.z,
+            ev: p.ev.z,
+            asd: p.asd.z,
+            rating,
+            s,
+            c,
+            moves: sample.iter().filter(|t| t.deltas.len() > 1).count(),
+            projections: p,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table() -> Calibration {
+        let band = |lo, hi, mean_elo, s, c| Band {
+            lo,
+            hi,
+            mean_elo,
+            sides: 10,
+            moves: 400,
+            s,
+            c,
+            s_range: (s, s),
+            c_range: (c, c),
+        };
+        Calibration {
+            engine: EngineInfo {
+                name: "test".into(),
+                build: "stockfish-19-lite-single".into(),
+            },
+            settings: Settings::default(),
+            source: "hand-made".into(),
+            bands: vec![
+                band(1000, 1800, 1500.0, 0.20, 0.45),
+                band(1800, 2400, 2100.0, 0.12, 0.50),
+                band(2400, 3000, 2700.0, 0.06, 0.55),
+            ],
+        }
+    }
+
+    #[test]
+    fn parameters_interpolate_between_bands_and_clamp_at_the_ends() {
+        let t = table();
+        assert_eq!(t.params_at(1000.0), Some((0.20, 0.45)));
+        assert_eq!(t.params_at(3200.0), Some((0.06, 0.55)));
+        let (s, c) = t.params_at(1800.0).unwrap();
+        assert!((s - 0.16).abs() < 1e-12 && (c - 0.475).abs() < 1e-12);
+        let json = t.to_json();
+        assert_eq!(Calibration::from_json(&json).unwrap(), t);
+    }
+
+    #[test]
+    fn the_ipr_finds_the_rating_of_simulated_play_and_screening_flags_engine_play() {
+        let t = table();
+        // Moves sampled at the parameters of 2100: the IPR interval covers 2100.
+        let (s, c) = t.params_at(2100.0).unwrap();
+        let sample = crate::stats::regan::tests_support::sample(s, c, 1500, 4);
+        let ipr = t.ipr(&sample).unwrap();
+        assert!(ipr.low <= 2100.0 && 2100.0 <= ipr.high, "{ipr:?}");
+        assert!(ipr.high - ipr.low < 800.0, "{ipr:?}");
+        let honest = t.screen(&sample, 2100.0).unwrap();
+        assert!(honest.mm.unwrap().abs() < 3.0, "{honest:?}");
+        // Always the top move, screened as a 1500 player: far above.
+        let mut engine = sample.clone();
+        for x in &mut engine {
+            x.played = x.top;
+        }
+        let z = t.screen(&engine, 1500.0).unwrap();
+        assert!(z.mm.unwrap() > 10.0 && z.asd.unwrap() < -5.0, "{z:?}");
+        assert!(t.ipr(&engine).unwrap().elo >= 2700.0);
+        assert!(t.ipr(&[]).is_none());
+    }
+
+    #[test]
+    fn a_table_only_applies_to_its_engine_and_settings() {
+        let t = table();
+        let e = t.engine.clone();
+        assert!(t.applies_to(&Settings::default(), &e));
+        let other = Settings {
+            multipv: 2,
+            ..Settings::default()
+        };
+        assert!(!t.applies_to(&other, &e));
+        let native = EngineInfo {
+            name: "Stockfish 15.1".into(),
+            build: "/usr/games/stockfish".into(),
+        };
+        assert!(!t.applies_to(&Settings::default(), &native));
+    }
+}
