@@ -311,7 +311,7 @@ fn decisions(plies: &[PlyReport], side: Side) -> Vec<Decision> {
 
 /// A side's analysed moves for Regan's model: the scaled difference of each engine line
 /// (and of the played move searched alone when it was not among them) from the top line.
-pub fn regan_sample(plies: &[PlyReport], side: Side) -> Vec<Tested> {
+pub fn regan_sample(game: usize, plies: &[PlyReport], side: Side) -> Vec<Tested> {
     let sign = side.sign();
     plies
         .iter()
@@ -335,6 +335,7 @@ pub fn regan_sample(plies: &[PlyReport], side: Side) -> Vec<Tested> {
                 deltas,
                 played,
                 top: 0,
+                at: (game, p.ply),
             })
         })
         .collect()
@@ -402,7 +403,7 @@ fn players(
             {
                 acc.elos.push(e);
             }
-            acc.tested.extend(regan_sample(&g.plies, side));
+            acc.tested.extend(regan_sample(g.index, &g.plies, side));
             acc.timed.push(timed(&g.plies, side));
             acc.decisions.extend(decisions(&g.plies, side));
             acc.games += 1;
@@ -425,12 +426,15 @@ fn players(
                 (!a.elos.is_empty()).then(|| a.elos.iter().sum::<f64>() / a.elos.len() as f64)
             });
             let ipr = calibration.and_then(|c| c.ipr(&a.tested));
+            let screening = calibration
+                .zip(rating)
+                .and_then(|(c, r)| c.screen(&a.tested, r));
+            let (verdict, evidence) =
+                crate::stats::calibration::verdict(screening.as_ref(), &a.tested, 10);
             PlayerReport {
                 stats: accuracy::summarise(&a.samples, a.excluded),
                 rating,
-                z_scores: calibration
-                    .zip(rating)
-                    .and_then(|(c, r)| c.screen(&a.tested, r)),
+                z_scores: screening,
                 ipr: ipr.map(|i| i.elo),
                 ipr_range: ipr.map(|i| (i.low, i.high)),
                 time: time::time_stats(&a.timed),
@@ -440,7 +444,8 @@ fn players(
                 black_games: a.black,
                 competence: haworth::competence(&a.decisions, false),
                 regan: regan::fit(&a.tested),
-                verdict: None,
+                verdict: Some(verdict),
+                evidence,
             }
         })
         .collect()

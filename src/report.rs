@@ -8,7 +8,12 @@ use crate::{
     feature::{Line, MoveFeatures},
     game::{Side, Variant},
     plan::{Exclusion, Settings},
-    stats::{calibration::Screening, haworth::Competence, regan::Fit, time::TimeStats},
+    stats::{
+        calibration::{Evidence, Screening},
+        haworth::Competence,
+        regan::Fit,
+        time::TimeStats,
+    },
 };
 
 /// The JSON schema version.
@@ -197,9 +202,13 @@ pub struct PlayerReport {
     /// screening z-scores against the player's rating are `zScores`.
     #[serde(default)]
     pub regan: Option<Fit>,
-    /// The verdict (`null` until the fair-play models exist: no verdict from accuracy
-    /// alone).
+    /// The screening verdict, always with its reason (thresholds in
+    /// `stats::calibration`): "look closer", "no statistical evidence" or "no verdict".
     pub verdict: Option<String>,
+    /// The moves that drove the verdict: the top-move matches the player's rating made
+    /// least likely, most significant first.
+    #[serde(default)]
+    pub evidence: Vec<Evidence>,
 }
 
 impl Report {

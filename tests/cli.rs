@@ -561,6 +561,12 @@ fn calibration_chain_fits_a_table_and_screens_players_against_their_rating() {
     );
     assert!(r["players"][0]["zScores"].is_null());
     assert_eq!(r["players"][0]["rating"], 1850.0);
+    assert!(
+        r["players"][0]["verdict"]
+            .as_str()
+            .unwrap()
+            .starts_with("no verdict: no rating, or no calibration")
+    );
 
     // Fit a table from this report (bands of Ann's 1850 and Ben's 2150).
     let table = tmp("rated-calibration.json");
@@ -611,6 +617,15 @@ fn calibration_chain_fits_a_table_and_screens_players_against_their_rating() {
     let range = ann["iprRange"].as_array().unwrap();
     assert!(range[0].as_f64().unwrap() <= ipr && ipr <= range[1].as_f64().unwrap());
     assert_eq!(r["players"][1]["zScores"]["rating"], 2150.0);
+    // Never a verdict from a handful of moves.
+    assert!(
+        ann["verdict"]
+            .as_str()
+            .unwrap()
+            .contains("fewer than the 100 required"),
+        "{ann}"
+    );
+    assert_eq!(ann["evidence"].as_array().unwrap().len(), 0);
 
     // A table made with other settings does not apply.
     let other = tmp("rated-other.json");

@@ -954,11 +954,11 @@ export function renderPlayers(container, report) {
     return;
   }
   const grid = h('div', { class: 'players-grid' });
-  for (const p of players) grid.append(playerCard(p));
+  for (const p of players) grid.append(playerCard(p, report));
   container.append(grid);
 }
 
-function playerCard(p) {
+function playerCard(p, report) {
   const card = h('article', { class: 'player-card' });
   const name = str(p.name) || '?';
   card.append(h('h3', { text: name }));
@@ -1038,6 +1038,21 @@ function playerCard(p) {
   );
   fact(adv, 'Verdict', p.verdict !== null && p.verdict !== undefined ? str(p.verdict) : notYet(null), 'verdict');
   card.append(adv);
+  const evidence = arr(p.evidence).filter((e) => e && isNum(e.game) && isNum(e.ply));
+  if (evidence.length) {
+    const list = h('ol', { class: 'evidence' });
+    for (const e of evidence.slice(0, 5)) {
+      const game = findGame(report, e.game);
+      const ply = arr(game?.plies).find((x) => x && x.ply === e.ply);
+      const who = game ? `${tag(game, 'White') || '?'} – ${tag(game, 'Black') || '?'}` : `game ${e.game + 1}`;
+      list.append(
+        h('li', {
+          text: `${who}: ${ply ? `${moveNo(ply)} ${str(ply.san)}` : `ply ${e.ply}`} (engine's top move; p = ${num(e.probability, 2)} for this rating)`,
+        }),
+      );
+    }
+    card.append(h('p', { class: 'sub', text: 'Moves that drove it, least likely first:' }), list);
+  }
   return card;
 }
 

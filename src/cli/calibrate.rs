@@ -138,7 +138,7 @@ fn fit(a: FitArgs) -> Result<()> {
             for (side, tag) in [(Side::White, "WhiteElo"), (Side::Black, "BlackElo")] {
                 let Some(e) = elo(&g.tags, tag) else { continue };
                 let Some(k) = band_of(e) else { continue };
-                let t = fairsight::analysis::regan_sample(&g.plies, side);
+                let t = fairsight::analysis::regan_sample(g.index, &g.plies, side);
                 if !t.is_empty() {
                     ratings[k].push(e);
                     samples[k].extend(t);

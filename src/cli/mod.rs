@@ -530,6 +530,24 @@ fn player_table(report: &Report) -> String {
             opt(p.time.as_ref().and_then(|t| t.cv), 2)
         ));
     }
+    out.push_str(&format!(
+        "screening{}:\n",
+        report
+            .calibration
+            .as_ref()
+            .map_or(String::new(), |c| format!(" (calibration: {c})"))
+    ));
+    for p in &report.players {
+        let ipr = match (p.ipr, p.ipr_range) {
+            (Some(e), Some((lo, hi))) => format!(", IPR {e:.0} ({lo:.0}-{hi:.0})"),
+            _ => String::new(),
+        };
+        out.push_str(&format!(
+            "  {}: {}{ipr}\n",
+            p.name,
+            p.verdict.as_deref().unwrap_or("-")
+        ));
+    }
     let failed = report.games.iter().filter(|g| g.error.is_some()).count();
     if failed > 0 {
         out.push_str(&format!(

@@ -95,6 +95,74 @@ pub struct Ipr {
     pub high: f64,
 }
 
+/// No verdict from fewer analysed moves than this.
+pub const MIN_VERDICT_MOVES: usize = 100;
+/// The screening threshold: MM z and −ASD z both at least this: "look closer".
+pub const Z_LOOK_CLOSER: f64 = 2.75;
+
+/// A move that drove a verdict: an engine top-move match that the player's rating made
+/// unlikely.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Evidence {
+    /// Game index (0-based, as in `games`).
+    pub game: usize,
+    /// Ply number.
+    pub ply: u32,
+    /// The model's probability of that top move for a player of the rating.
+    pub probability: f64,
+}
+
+/// The verdict on a player from the screening (explicit thresholds:
+/// [`MIN_VERDICT_MOVES`], [`Z_LOOK_CLOSER`]), and the moves that drove it, most
+/// significant first (at most `max_evidence`).
+pub fn verdict(
+    screening: Option<&Screening>,
+    sample: &[Tested],
+    max_evidence: usize,
+) -> (String, Vec<Evidence>) {
+    let Some(z) = screening else {
+        return (
+            "no verdict: no rating, or no calibration for this engine and these settings".into(),
+            Vec::new(),
+        );
+    };
+    if z.moves < MIN_VERDICT_MOVES {
+        return (
+            format!(
+                "no verdict: {} analysed moves, fewer than the {MIN_VERDICT_MOVES} required",
+                z.moves
+            ),
+            Vec::new(),
+        );
+    }
+    let mm = z.mm.unwrap_or(0.0);
+    let asd = -z.asd.unwrap_or(0.0);
+    let mut evidence: Vec<Evidence> = sample
+        .iter()
+        .filter(|t| t.deltas.len() > 1 && t.played == t.top && t.top < t.deltas.len())
+        .map(|t| Evidence {
+            game: t.at.0,
+            ply: t.at.1,
+            probability: regan::probabilities(&t.deltas, z.s, z.c)[t.top],
+        })
+        .collect();
+    evidence.sort_by(|a, b| a.probability.total_cmp(&b.probability));
+    evidence.truncate(max_evidence);
+    let text = if mm >= Z_LOOK_CLOSER && asd >= Z_LOOK_CLOSER {
+        format!(
+            "look closer: screening z MM {mm:.2} and ASD {asd:.2} against a {:.0} player, both at or above {Z_LOOK_CLOSER}",
+            z.rating
+        )
+    } else {
+        format!(
+            "no statistical evidence: screening z MM {mm:.2}, ASD {asd:.2} against a {:.0} player (threshold {Z_LOOK_CLOSER} on both)",
+            z.rating
+        )
+    };
+    (text, evidence)
+}
+
 /// Ratings searched for the IPR.
 pub const IPR_RANGE: (f64, f64) = (600.0, 3400.0);
 
@@ -248,6 +316,39 @@ mod tests {
         assert!(z.mm.unwrap() > 10.0 && z.asd.unwrap() < -5.0, "{z:?}");
         assert!(t.ipr(&engine).unwrap().elo >= 2700.0);
         assert!(t.ipr(&[]).is_none());
+    }
+
+    #[test]
+    fn verdicts_follow_the_stated_thresholds() {
+        let t = table();
+        let (s, c) = t.params_at(1500.0).unwrap();
+        let honest = crate::stats::regan::tests_support::sample(s, c, 300, 8);
+        let mut engine = honest.clone();
+        for (i, x) in engine.iter_mut().enumerate() {
+            x.played = x.top;
+            x.at = (i / 40, i as u32);
+        }
+        assert!(
+            verdict(None, &honest, 5)
+                .0
+                .starts_with("no verdict: no rating")
+        );
+        let few = t.screen(&honest[..50], 1500.0).unwrap();
+        assert!(
+            verdict(Some(&few), &honest, 5)
+                .0
+                .contains("fewer than the 100")
+        );
+        let (text, ev) = verdict(t.screen(&honest, 1500.0).as_ref(), &honest, 5);
+        assert!(text.starts_with("no statistical evidence"), "{text}");
+        assert_eq!(ev.len(), 5);
+        let (text, ev) = verdict(t.screen(&engine, 1500.0).as_ref(), &engine, 5);
+        assert!(text.starts_with("look closer"), "{text}");
+        assert!(ev.windows(2).all(|w| w[0].probability <= w[1].probability));
+        assert!(
+            ev[0].probability < 0.5,
+            "the least likely top moves first: {ev:?}"
+        );
     }
 
     #[test]

@@ -30,6 +30,8 @@ pub struct Tested {
     pub played: usize,
     /// Index of the engine's first line in `deltas` (its top move).
     pub top: usize,
+    /// Where the move was played: game index (0-based) and ply number, for reports.
+    pub at: (usize, u32),
 }
 
 /// The model's probabilities of the candidates at `(s, c)`; they sum to 1.
@@ -290,6 +292,7 @@ pub(crate) mod tests_support {
                     deltas,
                     played,
                     top: 0,
+                    at: (0, 0),
                 }
             })
             .collect()
