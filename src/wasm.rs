@@ -253,6 +253,17 @@ impl Analyzer {
         Ok(())
     }
 
+    /// A player's rating for the screening z-scores (by name, case-insensitive),
+    /// overriding the PGN's Elo tags.
+    #[wasm_bindgen(js_name = setRating)]
+    pub fn set_rating(&mut self, player: &str, elo: f64) -> Result<(), JsError> {
+        if !(elo.is_finite() && elo > 0.0) || player.trim().is_empty() {
+            return Err(JsError::new(&format!("bad rating for {player}: {elo}")));
+        }
+        self.analysis.set_rating(player.trim(), elo);
+        Ok(())
+    }
+
     /// Sets the engine named in the report (`id name` and build).
     #[wasm_bindgen(js_name = setEngine)]
     pub fn set_engine(&mut self, name: &str, build: &str) {

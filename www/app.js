@@ -175,7 +175,14 @@ async function analyse(text) {
     const book = await loadBook();
     settings.book = book.label;
     analyzer = new Analyzer(text, settings, book.bytes);
+    for (const line of $('ratings').value.split('\n').map((l) => l.trim()).filter(Boolean)) {
+      const at = line.lastIndexOf('=');
+      const elo = Number(line.slice(at + 1));
+      if (at <= 0 || !(elo > 0)) throw new Error(`Rating "${line}": expected NAME=ELO.`);
+      analyzer.setRating(line.slice(0, at).trim(), elo);
+    }
   } catch (err) {
+    analyzer?.free();
     message(err.message || String(err));
     setStatus('idle');
     return;

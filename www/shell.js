@@ -38,6 +38,9 @@ export const SHELL = `
           <option value="file">my Polyglot book (.bin)…</option>
         </select>
       </label>
+      <label>Ratings for the screening, one <code>NAME=ELO</code> per line (else the Elo tags)
+        <textarea id="ratings" rows="2" spellcheck="false" placeholder="Carlsen, Magnus=2850"></textarea>
+      </label>
       <label class="file hidden" id="book-file-label">Choose a Polyglot book
       <input type="file" id="book-file" accept=".bin,application/octet-stream"></label>
       <span><button id="clear-cache" type="button">Clear cached analyses</button> <span id="cache-info"></span></span>

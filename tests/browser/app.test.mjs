@@ -348,3 +348,22 @@ test('a Polyglot book picked in the settings replaces the built-in one, as in th
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('ratings entered in the settings reach the report, as the CLI --rating', async () => {
+  const { context, page, errors } = await openPage(browser, `${site.origin}/?depth=4&lines=2&nosw=1`);
+  await page.click('#settings summary');
+  await page.fill('#ratings', 'greedy=1500');
+  const report = await analysePgn(page, fixture('legal-trap.pgn'));
+  const greedy = report.players.find((p) => p.name === 'Greedy');
+  assert.equal(greedy.rating, 1500);
+  assert.match(greedy.verdict, /^no verdict/);
+  const json = await page.evaluate(() => window.fairsight.state.reportJson);
+  assert.equal(`${json}\n`, cliReport(TRAP, ['--depth', '4', '--multipv', '2', '--rating', 'Greedy=1500']));
+
+  await page.fill('#ratings', 'Greedy');
+  await page.click('#analyse');
+  await page.waitForFunction(() => /expected NAME=ELO/.test(document.querySelector('#messages').textContent));
+  assert.equal(await page.evaluate(() => document.body.dataset.state), 'idle');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
