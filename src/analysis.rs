@@ -26,6 +26,7 @@ use crate::{
         calibration::Calibration,
         haworth::{self, Decision},
         regan::{self, Tested},
+        scan,
         time::{self, TimedMove},
     },
 };
@@ -341,6 +342,21 @@ pub fn regan_sample(game: usize, plies: &[PlyReport], side: Side) -> Vec<Tested>
         .collect()
 }
 
+/// The side's most unusual stretch of engine agreement, against Regan's model with the
+/// side's own fit over the game.
+fn stretch(sample: &[Tested]) -> Option<scan::Stretch> {
+    let fit = regan::fit(sample)?;
+    let moves: Vec<scan::ScanMove> = sample
+        .iter()
+        .map(|t| scan::ScanMove {
+            ply: t.at.1,
+            matched: t.played == t.top,
+            p: regan::probabilities(&t.deltas, fit.s, fit.c)[t.top],
+        })
+        .collect();
+    scan::scan(&moves)
+}
+
 fn side_report(game: &Game, plies: &[PlyReport], side: Side) -> SideReport {
     let w = weights(plies);
     let (samples, excluded) = samples(plies, &w, side);
@@ -349,6 +365,7 @@ fn side_report(game: &Game, plies: &[PlyReport], side: Side) -> SideReport {
         stats: accuracy::summarise(&samples, excluded),
         time: time::time_stats(&[timed(plies, side)]),
         competence: haworth::competence(&decisions(plies, side), true),
+        stretch: stretch(&regan_sample(game.index, plies, side)),
     }
 }
 

@@ -12,6 +12,7 @@ use crate::{
         calibration::{Evidence, Screening},
         haworth::Competence,
         regan::Fit,
+        scan::Stretch,
         time::TimeStats,
     },
 };
@@ -123,6 +124,10 @@ pub struct SideReport {
     /// trajectory through the game (`null` without analysed moves).
     #[serde(default)]
     pub competence: Option<Competence>,
+    /// The stretch of consecutive moves with the most unusual engine agreement, with its
+    /// own significance (`null` with fewer than 8 analysed moves).
+    #[serde(default)]
+    pub stretch: Option<Stretch>,
 }
 
 /// One ply: the move, why it was excluded, its features and lines.

@@ -174,6 +174,9 @@ fn one_and_two_engines_give_byte_identical_json() {
     let b = std::fs::read(&two).unwrap();
     assert!(a.len() > 10_000);
     assert!(a == b, "--jobs 1 and --jobs 2 reports differ");
+    // Morphy's decided attack leaves fewer than 8 counted moves: no stretch scan.
+    let r = read_json(&one);
+    assert!(r["games"][0]["sides"]["white"]["stretch"].is_null());
 }
 
 #[test]

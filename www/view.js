@@ -357,7 +357,7 @@ export function renderGame(container, report, gameIndex, { ply = 0, onSelectPly,
 
   // The graph over the whole game, then board, moves and the selected move.
   const moves = moveList(plies, i, select);
-  container.append(evalGraph(plies, i, select));
+  container.append(evalGraph(plies, i, select, game));
   container.append(
     h('div', { class: 'game-grid' }, boardCol, h('div', { class: 'moves-col' }, moves), movePanel(report, game, plies, i)),
   );
@@ -555,7 +555,7 @@ function moveList(plies, current, select) {
 // The evaluation graph: White's win chance after each move (point 0 is the start).
 const G = { w: 600, h: 150, top: 6, bottom: 6 };
 
-function evalGraph(plies, current, select) {
+function evalGraph(plies, current, select, game) {
   const n = plies.length;
   const values = [winChance(plies[0]?.eval)];
   for (let k = 0; k < n; k++) {
@@ -604,6 +604,21 @@ function evalGraph(plies, current, select) {
   svg.append(
     s('line', { class: 'eg-mid', x1: 0, x2: G.w, y1: y(50), y2: y(50), 'vector-effect': 'non-scaling-stroke' }),
   );
+
+  // Each side's most unusual stretch of engine agreement, marked when significant.
+  const stretches = [];
+  for (const side of ['white', 'black']) {
+    const st = obj(obj(game?.sides?.[side]).stretch);
+    if (!isNum(st.fromPly) || !isNum(st.toPly) || !isNum(st.z)) continue;
+    stretches.push({ side, ...st });
+    if (!(isNum(st.pAdjusted) && st.pAdjusted < 0.05)) continue;
+    const from = plies.findIndex((p) => p?.ply === st.fromPly);
+    const to = plies.findIndex((p) => p?.ply === st.toPly);
+    if (from < 0 || to < 0) continue;
+    svg.append(
+      s('rect', { class: `eg-stretch eg-stretch-${side}`, x: x(from), y: side === 'white' ? 0 : G.h - 8, width: Math.max(1, x(to + 1) - x(from)), height: 8 }),
+    );
+  }
 
   // The current move: the band from the position before it to the one after it.
   if (n) {
@@ -657,7 +672,17 @@ function evalGraph(plies, current, select) {
     'figure',
     { class: 'eval-figure' },
     svg,
-    h('figcaption', null, "White's winning chances after each move (top: White wins, bottom: Black wins). Click to jump."),
+    h(
+      'figcaption',
+      null,
+      "White's winning chances after each move (top: White wins, bottom: Black wins). Click to jump.",
+      ...stretches.filter((st) => st.z > 0).map((st) =>
+        h('span', {
+          class: `stretch-note${st.pAdjusted < 0.05 ? ' significant' : ''}`,
+          text: ` ${st.side === 'white' ? 'White' : 'Black'}'s most engine-like stretch: plies ${st.fromPly}–${st.toPly}, ${st.matches}/${st.moves} top moves (${num(st.expected)} expected), z = ${num(st.z, 2)}, p = ${num(st.pAdjusted, 3)} after ${st.windows} windows${st.pAdjusted < 0.05 ? ' (marked on the graph)' : ''}.`,
+        }),
+      ),
+    ),
   );
 }
 

@@ -4,4 +4,5 @@
 pub mod calibration;
 pub mod haworth;
 pub mod regan;
+pub mod scan;
 pub mod time;

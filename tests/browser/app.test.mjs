@@ -345,6 +345,20 @@ test('a Polyglot book picked in the settings replaces the built-in one, as in th
   await page.waitForFunction(() => /opening book/.test(document.querySelector('#messages').textContent));
   assert.match(await page.textContent('#messages'), /opening book: not a Polyglot book/);
   assert.equal(await page.evaluate(() => document.body.dataset.state), 'idle');
+
+  // Longer play (no book): each side's most engine-like stretch is described under the graph.
+  await page.fill('#ratings', '');
+  await page.selectOption('#book-kind', 'none');
+  const rated = await analysePgn(page, fixture('rated.pgn'));
+  const stretches = ['white', 'black'].map((side) => rated.games[0].sides[side].stretch);
+  assert.ok(stretches.every((st) => st.moves >= 8));
+  const caption = await page.textContent('#game .eval-figure figcaption');
+  for (const [side, st] of [['White', stretches[0]], ['Black', stretches[1]]]) {
+    // Described when the stretch beats the model's expectation (z > 0).
+    const shown = caption.includes(`${side}'s most engine-like stretch: plies ${st.fromPly}–${st.toPly}`);
+    assert.equal(shown, st.z > 0, `${side}: z = ${st.z}`);
+  }
+  await shot(page, 'rated-game');
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -364,6 +378,20 @@ test('ratings entered in the settings reach the report, as the CLI --rating', as
   await page.click('#analyse');
   await page.waitForFunction(() => /expected NAME=ELO/.test(document.querySelector('#messages').textContent));
   assert.equal(await page.evaluate(() => document.body.dataset.state), 'idle');
+
+  // Longer play (no book): each side's most engine-like stretch is described under the graph.
+  await page.fill('#ratings', '');
+  await page.selectOption('#book-kind', 'none');
+  const rated = await analysePgn(page, fixture('rated.pgn'));
+  const stretches = ['white', 'black'].map((side) => rated.games[0].sides[side].stretch);
+  assert.ok(stretches.every((st) => st.moves >= 8));
+  const caption = await page.textContent('#game .eval-figure figcaption');
+  for (const [side, st] of [['White', stretches[0]], ['Black', stretches[1]]]) {
+    // Described when the stretch beats the model's expectation (z > 0).
+    const shown = caption.includes(`${side}'s most engine-like stretch: plies ${st.fromPly}–${st.toPly}`);
+    assert.equal(shown, st.z > 0, `${side}: z = ${st.z}`);
+  }
+  await shot(page, 'rated-game');
   assert.deepEqual(errors, []);
   await context.close();
 });
