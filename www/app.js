@@ -155,12 +155,19 @@ function selectPly(i) {
   renderGame($('game'), state.report, state.game, { ply: i, Chessground, onSelectPly: selectPly });
 }
 
+// Re-rendering the report while the analysis runs costs time on the main thread (the
+// models are refitted); with big inputs it is done less often: never more than a fifth
+// of the time, and at most once a second.
+let renderCost = 0;
+
 function scheduleRender(analyzer) {
   if (state.renderTimer) return;
   state.renderTimer = setTimeout(() => {
     state.renderTimer = null;
+    const t = performance.now();
     setReport(analyzer.reportJson());
-  }, 1000);
+    renderCost = performance.now() - t;
+  }, Math.max(1000, 4 * renderCost));
 }
 
 // ---------------------------------------------------------------- analysis
