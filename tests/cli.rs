@@ -590,6 +590,24 @@ fn calibration_chain_fits_a_table_and_screens_players_against_their_rating() {
     assert_eq!(bands[1]["meanElo"], 2150.0);
     assert_eq!(t["settings"]["limit"]["depth"], 6);
 
+    // The validation pass screens every rated side against its own rating.
+    let o = fairsight(&[
+        "calibrate",
+        "validate",
+        report.to_str().unwrap(),
+        "--calibration",
+        table.to_str().unwrap(),
+        "--min-moves",
+        "5",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("4 sides screened"), "{out}");
+    assert!(
+        out.contains("z MM ") && out.contains("IPR - Elo over 4 rated sides"),
+        "{out}"
+    );
+
     // Analysed again with that table: IPR and screening z-scores per player.
     let screened = tmp("rated-screened.json");
     let mut args = vec![

@@ -27,6 +27,25 @@ pub enum CalibrateCmd {
     Sample(SampleArgs),
     /// Fit (s, c) per rating band from analysed reports.
     Fit(FitArgs),
+    /// Screen every rated side of analysed reports against its own rating: prints the
+    /// mean and SD of the z-scores (≈ 0 and ≈ 1 for clean play if the table is right).
+    Validate(ValidateArgs),
+}
+
+#[derive(Args)]
+pub struct ValidateArgs {
+    /// JSON reports of `fairsight analyze` (the table's settings).
+    #[arg(required = true)]
+    reports: Vec<PathBuf>,
+    /// The table [default: the shipped one].
+    #[arg(long)]
+    calibration: Option<PathBuf>,
+    /// Rating to screen unrated sides against (e.g. engines) [default: skip them].
+    #[arg(long)]
+    unrated_as: Option<f64>,
+    /// Sides with fewer analysed moves are skipped.
+    #[arg(long, default_value_t = 10)]
+    min_moves: usize,
 }
 
 #[derive(Args)]
@@ -76,6 +95,7 @@ pub fn run(cmd: CalibrateCmd) -> Result<()> {
     match cmd {
         CalibrateCmd::Sample(a) => sample(a),
         CalibrateCmd::Fit(a) => fit(a),
+        CalibrateCmd::Validate(a) => validate(a),
     }
 }
 
@@ -187,5 +207,83 @@ fn fit(a: FitArgs) -> Result<()> {
     std::fs::write(&a.out, table.to_json() + "\n")
         .with_context(|| format!("cannot write {}", a.out.display()))?;
     eprintln!("wrote {}", a.out.display());
+    Ok(())
+}
+
+fn mean_sd(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len() as f64;
+    let m = xs.iter().sum::<f64>() / n;
+    let v = xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+    (m, v.sqrt())
+}
+
+fn validate(a: ValidateArgs) -> Result<()> {
+    let table = match &a.calibration {
+        Some(p) => Calibration::from_json(
+            &std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
+        )
+        .with_context(|| format!("{} is not a calibration table", p.display()))?,
+        None => Calibration::builtin()
+            .cloned()
+            .context("the shipped calibration table is empty")?,
+    };
+    let (mut mm, mut ev, mut asd, mut ipr_err) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut skipped = 0;
+    for path in &a.reports {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let report = Report::from_json(&text)
+            .with_context(|| format!("{} is not a fairsight report", path.display()))?;
+        if !table.applies_to(&report.settings, &report.engine) {
+            bail!(
+                "{}: made with other settings or engine than the table",
+                path.display()
+            );
+        }
+        for g in report.games.iter().filter(|g| g.error.is_none()) {
+            for (side, tag) in [(Side::White, "WhiteElo"), (Side::Black, "BlackElo")] {
+                let rating = elo(&g.tags, tag).map(f64::from).or(a.unrated_as);
+                let sample = fairsight::analysis::regan_sample(g.index, &g.plies, side);
+                let (Some(r), true) = (rating, sample.len() >= a.min_moves) else {
+                    skipped += 1;
+                    continue;
+                };
+                let Some(z) = table.screen(&sample, r) else {
+                    skipped += 1;
+                    continue;
+                };
+                mm.extend(z.mm);
+                ev.extend(z.ev);
+                asd.extend(z.asd);
+                if let (Some(i), Some(e)) = (table.ipr(&sample), elo(&g.tags, tag)) {
+                    ipr_err.push(i.elo - f64::from(e));
+                }
+            }
+        }
+    }
+    if mm.is_empty() {
+        bail!(
+            "no side with a rating and at least {} analysed moves",
+            a.min_moves
+        );
+    }
+    println!(
+        "{} sides screened ({skipped} skipped: unrated or under {} moves), table: {}",
+        mm.len(),
+        a.min_moves,
+        table.source
+    );
+    for (name, zs) in [("MM", &mm), ("EV", &ev), ("ASD", &asd)] {
+        let (m, sd) = mean_sd(zs);
+        let over = zs.iter().filter(|z| z.abs() >= 2.75).count();
+        println!("  z {name:<3}: mean {m:+.2}, SD {sd:.2}, |z| >= 2.75: {over}");
+    }
+    if !ipr_err.is_empty() {
+        let (m, sd) = mean_sd(&ipr_err);
+        println!(
+            "  IPR - Elo over {} rated sides: mean {m:+.0}, SD {sd:.0}",
+            ipr_err.len()
+        );
+    }
     Ok(())
 }

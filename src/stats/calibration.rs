@@ -352,6 +352,22 @@ mod tests {
     }
 
     #[test]
+    fn the_shipped_table_is_for_the_default_engine_and_settings() {
+        let t = Calibration::builtin().expect("models/regan-calibration.json has bands");
+        let lite = EngineInfo {
+            name: "Stockfish 19 Lite WASM".into(),
+            build: "stockfish-19-lite-single".into(),
+        };
+        assert!(t.applies_to(&Settings::default(), &lite));
+        assert!(t.bands.len() >= 3);
+        assert!(t.bands.windows(2).all(|w| w[0].mean_elo < w[1].mean_elo));
+        for b in &t.bands {
+            assert!(b.moves >= 100, "{b:?}");
+            assert!(b.s_range.0 <= b.s && b.s <= b.s_range.1);
+        }
+    }
+
+    #[test]
     fn a_table_only_applies_to_its_engine_and_settings() {
         let t = table();
         let e = t.engine.clone();
