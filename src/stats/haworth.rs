@@ -201,6 +201,8 @@ pub fn competence(decisions: &[Decision], trace: bool) -> Option<Competence> {
 mod tests {
     use super::*;
 
+    use crate::stats::regan::tests_support::Rng;
+
     #[test]
     fn hand_worked_probabilities() {
         // v = (1, 0): w = (1, 2); at c = 1, q ∝ (1/2, 1/3) → (0.6, 0.4).
@@ -252,16 +254,6 @@ mod tests {
     }
 
     /// xorshift64*: a fixed-seed generator for the simulations.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> f64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
-        }
-    }
-
     fn simulate(c: f64, n: usize, seed: u64) -> Vec<Decision> {
         let mut rng = Rng(seed);
         (0..n)
@@ -271,16 +263,7 @@ mod tests {
                 let values: Vec<f64> = (0..4)
                     .map(|j| if j == 0 { v1 } else { v1 - rng.next() * 1.5 })
                     .collect();
-                let q = probabilities(&values, c);
-                let r = rng.next();
-                let mut acc = 0.0;
-                let played = q
-                    .iter()
-                    .position(|p| {
-                        acc += p;
-                        r < acc
-                    })
-                    .unwrap_or(3);
+                let played = rng.pick(&probabilities(&values, c));
                 Decision {
                     ply: i as u32 + 1,
                     values,

@@ -264,6 +264,18 @@ pub(crate) mod tests_support {
             self.0 ^= self.0 >> 27;
             (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
         }
+
+        /// An index drawn with the given probabilities.
+        pub(crate) fn pick(&mut self, p: &[f64]) -> usize {
+            let r = self.next();
+            let mut acc = 0.0;
+            p.iter()
+                .position(|pi| {
+                    acc += pi;
+                    r < acc
+                })
+                .unwrap_or(p.len() - 1)
+        }
     }
 
     /// Moves sampled from the model itself at `(s, c)`.
@@ -278,16 +290,7 @@ pub(crate) mod tests_support {
                     let x = rng.next();
                     deltas.push(if x < 0.08 { 0.0 } else { x * x * 1.2 });
                 }
-                let p = probabilities(&deltas, s, c);
-                let r = rng.next();
-                let mut acc = 0.0;
-                let played = p
-                    .iter()
-                    .position(|pi| {
-                        acc += pi;
-                        r < acc
-                    })
-                    .unwrap_or(k - 1);
+                let played = rng.pick(&probabilities(&deltas, s, c));
                 Tested {
                     deltas,
                     played,
