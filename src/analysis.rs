@@ -185,6 +185,16 @@ impl Analysis {
                     lines: analysis
                         .map(|a| feature::lines(game, ply, a))
                         .unwrap_or_default(),
+                    screening: analysis.zip(self.settings.screening).and_then(|(a, s)| {
+                        crate::matchlog::screening_move(
+                            &ply.uci,
+                            ply.side,
+                            ply.repetition,
+                            a,
+                            s.min_depth,
+                            s.slm_depth,
+                        )
+                    }),
                     features,
                     engine_probability: None,
                     time_spent: ply.time_spent,
@@ -366,6 +376,7 @@ fn side_report(game: &Game, plies: &[PlyReport], side: Side) -> SideReport {
         time: time::time_stats(&[timed(plies, side)]),
         competence: haworth::competence(&decisions(plies, side), true),
         stretch: stretch(&regan_sample(game.index, plies, side)),
+        matches: crate::matchlog::totals(plies.iter().filter(|p| p.side == side)),
     }
 }
 
@@ -386,6 +397,7 @@ fn players(
         decisions: Vec<Decision>,
         tested: Vec<Tested>,
         elos: Vec<f64>,
+        plies: Vec<&'a PlyReport>,
     }
     let mut order: Vec<String> = Vec::new();
     let mut by_key: HashMap<String, Acc<'_>> = HashMap::new();
@@ -407,6 +419,7 @@ fn players(
                     decisions: Vec::new(),
                     tested: Vec::new(),
                     elos: Vec::new(),
+                    plies: Vec::new(),
                 }
             });
             let tag = match side {
@@ -421,6 +434,7 @@ fn players(
                 acc.elos.push(e);
             }
             acc.tested.extend(regan_sample(g.index, &g.plies, side));
+            acc.plies.extend(g.plies.iter().filter(|p| p.side == side));
             acc.timed.push(timed(&g.plies, side));
             acc.decisions.extend(decisions(&g.plies, side));
             acc.games += 1;
@@ -463,6 +477,7 @@ fn players(
                 regan: regan::fit(&a.tested),
                 verdict: Some(verdict),
                 evidence,
+                matches: crate::matchlog::totals(a.plies.iter().copied()),
             }
         })
         .collect()
@@ -499,6 +514,7 @@ mod tests {
                         time_ms: 1,
                     },
                     played_search: None,
+                    slm: None,
                 })
                 .collect(),
         }

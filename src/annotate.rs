@@ -597,6 +597,7 @@ mod tests {
             features: MoveFeatures::default(),
             lines: Vec::new(),
             engine_probability: None,
+            screening: None,
             time_spent: None,
             clock: None,
             comments: Vec::new(),
@@ -1166,6 +1167,7 @@ mod tests {
                             time_ms: 1,
                         },
                         played_search: None,
+                        slm: None,
                     }
                 })
                 .collect(),

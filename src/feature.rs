@@ -353,6 +353,7 @@ mod tests {
                 line(1, 1, 0, &["d1h5"]),
                 line(2, 1, -60, &["d1h5", "b8c6"]),
             ])),
+            slm: None,
         };
         let f = features(&g, &g.plies[2], &analysis, &Settings::default());
         assert_eq!(f.best.as_deref(), Some("g1f3"));
@@ -386,6 +387,7 @@ mod tests {
                 line(2, 2, 400, &["f7f6"]),
             ]),
             played_search: None,
+            slm: None,
         };
         let f = features(&g, &g.plies[1], &analysis, &Settings::default());
         assert!(f.is_best);
@@ -409,6 +411,7 @@ mod tests {
             ply_index: 2,
             search: search(vec![line(3, 1, 30, &["g1f3"])]),
             played_search: Some(search(vec![line(3, 1, 80, &["d1h5"])])),
+            slm: None,
         };
         let f = features(&g, &g.plies[2], &analysis, &Settings::default());
         assert!(f.better_than_engine);

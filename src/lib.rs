@@ -13,6 +13,7 @@ pub mod book;
 pub mod eval;
 pub mod feature;
 pub mod game;
+pub mod matchlog;
 pub mod pgn;
 pub mod plan;
 pub mod report;

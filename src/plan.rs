@@ -50,6 +50,49 @@ pub struct Settings {
     pub decided_cp: i32,
     /// A move is a "good alternative" when within this many centipawns of the best.
     pub good_margin_cp: i32,
+    /// Regan's screening protocol ("zig-zag", seed 003): before the multi-line search
+    /// (`limit`, `multipv`: MLM to depth `dL` with `L` lines), a single-line search to
+    /// depth `d` records the engine's choice at every depth. `None`: review mode.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub screening: Option<Screening>,
+}
+
+/// The single-line part of Regan's screening protocol (the multi-line part is the
+/// ordinary search of [`Settings::limit`] and [`Settings::multipv`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Screening {
+    /// `d`: depth of the single-line search (SLM), one ply beyond what a cheater's engine
+    /// is assumed to reach.
+    pub slm_depth: u32,
+    /// `dmin`: the first depth whose SLM choice counts in the match bits (Regan: 11,
+    /// lower depths are below master strength).
+    pub min_depth: u32,
+}
+
+/// Default SLM depth `d` of the screening mode.
+pub const SCREENING_SLM_DEPTH: u32 = 16;
+/// Default `dmin` of the screening mode.
+pub const SCREENING_MIN_DEPTH: u32 = 11;
+/// Default MLM depth `dL` of the screening mode (Regan: `dL ≥ d − 2`).
+pub const SCREENING_MLM_DEPTH: u32 = 14;
+/// Default number of MLM lines `L` of the screening mode (Regan: 10).
+pub const SCREENING_LINES: u32 = 10;
+
+impl Settings {
+    /// The screening protocol's settings with the defaults: SLM to depth 16 recording the
+    /// choice from depth 11, then MLM with 10 lines to depth 14, node cap as in review.
+    pub fn screening() -> Settings {
+        Settings {
+            limit: Limit::Depth(SCREENING_MLM_DEPTH),
+            multipv: SCREENING_LINES,
+            screening: Some(Screening {
+                slm_depth: SCREENING_SLM_DEPTH,
+                min_depth: SCREENING_MIN_DEPTH,
+            }),
+            ..Settings::default()
+        }
+    }
 }
 
 impl Default for Settings {
@@ -64,6 +107,7 @@ impl Default for Settings {
             min_move: 1,
             decided_cp: 300,
             good_margin_cp: 20,
+            screening: None,
         }
     }
 }
@@ -156,7 +200,9 @@ pub fn pre_exclusion(
 }
 
 /// Identifies a job: a game (by input index) and a chunk of it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord,
+)]
 #[serde(rename_all = "camelCase")]
 pub struct JobId {
     /// Index of the game in the input.
@@ -201,6 +247,10 @@ pub struct Job {
     /// Node cap with a depth limit (0: none).
     #[serde(default)]
     pub max_nodes: u64,
+    /// Screening mode: before each multi-line search (and the warm-up's), a single-line
+    /// search to this depth, recorded apart; the hash is kept between them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slm_depth: Option<u32>,
 }
 
 impl Job {
@@ -259,6 +309,7 @@ pub fn jobs_skipping(game: &Game, settings: &Settings, skip: &dyn Fn(usize) -> b
             limit: settings.limit,
             multipv: settings.multipv.max(1),
             max_nodes: settings.max_nodes,
+            slm_depth: settings.screening.map(|s| s.slm_depth),
         });
     }
     out

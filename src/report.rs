@@ -7,6 +7,7 @@ use crate::{
     accuracy::Accuracy,
     feature::{Line, MoveFeatures},
     game::{Side, Variant},
+    matchlog::{MatchTotals, ScreeningMove},
     plan::{Exclusion, Settings},
     stats::{
         calibration::{Evidence, Screening},
@@ -128,6 +129,10 @@ pub struct SideReport {
     /// own significance (`null` with fewer than 8 analysed moves).
     #[serde(default)]
     pub stretch: Option<Stretch>,
+    /// Screening mode: totals of Regan's match types and of matches per depth over the
+    /// side's analysed moves (absent in review mode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matches: Option<MatchTotals>,
 }
 
 /// One ply: the move, why it was excluded, its features and lines.
@@ -158,6 +163,10 @@ pub struct PlyReport {
     /// Probability that the move was engine-chosen (the move classifier; `null` until a
     /// model is loaded).
     pub engine_probability: Option<f64>,
+    /// Screening mode: the single-line search's choice per depth and Regan's match data
+    /// (absent in review mode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screening: Option<ScreeningMove>,
     /// Seconds spent on the move.
     pub time_spent: Option<f64>,
     /// Clock after the move, seconds.
@@ -214,6 +223,10 @@ pub struct PlayerReport {
     /// least likely, most significant first.
     #[serde(default)]
     pub evidence: Vec<Evidence>,
+    /// Screening mode: totals of Regan's match types and of matches per depth over all
+    /// the player's analysed moves (absent in review mode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matches: Option<MatchTotals>,
 }
 
 impl Report {

@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use crate::{
     game::Side,
     plan::{Job, JobId, Settings},
-    uci::{Bound, Command, EngineLine, Score},
+    uci::{Bound, Command, EngineLine, Limit, Score},
 };
 
 /// One principal variation at one depth, score from White's point of view.
@@ -120,6 +120,10 @@ pub struct PositionAnalysis {
     pub search: Search,
     /// `go ... searchmoves <played>`, when needed.
     pub played_search: Option<Search>,
+    /// Screening mode: the single-line search to depth `d` that ran before the
+    /// multi-line one (hash kept), for the engine's choice at every depth.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slm: Option<Search>,
 }
 
 /// The result of a [`Job`].
@@ -167,7 +171,11 @@ impl std::error::Error for SessionError {}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Step {
+    /// Screening mode: the warm-up's single-line search.
+    WarmupSlm,
     Warmup,
+    /// Screening mode: the single-line search before task `i`'s multi-line one.
+    Slm(usize),
     Main(usize),
     Played(usize),
 }
@@ -178,6 +186,8 @@ struct Running {
     steps: VecDeque<Step>,
     current: Option<Step>,
     search: Search,
+    /// The finished single-line search of the task whose multi-line search is next.
+    slm: Option<Search>,
     positions: Vec<PositionAnalysis>,
 }
 
@@ -287,8 +297,10 @@ impl Session {
         if !self.is_idle() {
             return Err(SessionError::Busy);
         }
-        self.wanted
-            .insert("MultiPV".to_owned(), job.multipv.max(1).to_string());
+        let screening = job.slm_depth.is_some();
+        // The first search's MultiPV: a single line first in screening mode.
+        let first = if screening { 1 } else { job.multipv.max(1) };
+        self.wanted.insert("MultiPV".to_owned(), first.to_string());
         self.wanted
             .insert("UCI_Chess960".to_owned(), job.chess960.to_string());
         self.send_changed_options();
@@ -297,14 +309,23 @@ impl Session {
         self.state = State::Syncing;
         let mut steps: VecDeque<Step> = VecDeque::new();
         if job.warmup.is_some() {
+            if screening {
+                steps.push_back(Step::WarmupSlm);
+            }
             steps.push_back(Step::Warmup);
         }
-        steps.extend((0..job.tasks.len()).map(Step::Main));
+        for i in 0..job.tasks.len() {
+            if screening {
+                steps.push_back(Step::Slm(i));
+            }
+            steps.push_back(Step::Main(i));
+        }
         self.running = Some(Running {
             job,
             steps,
             current: None,
             search: Search::default(),
+            slm: None,
             positions: Vec::new(),
         });
         Ok(())
@@ -355,7 +376,7 @@ impl Session {
         let Some(run) = self.running.as_mut() else {
             return;
         };
-        if matches!(run.current, Some(Step::Warmup)) {
+        if matches!(run.current, Some(Step::Warmup | Step::WarmupSlm)) {
             return;
         }
         let (Some(depth), Some(score)) = (info.depth, info.score) else {
@@ -368,7 +389,7 @@ impl Session {
             return;
         }
         let side = match run.current {
-            Some(Step::Main(i) | Step::Played(i)) => run.job.tasks[i].side,
+            Some(Step::Main(i) | Step::Played(i) | Step::Slm(i)) => run.job.tasks[i].side,
             _ => Side::White,
         };
         run.search.nodes = info.nodes.unwrap_or(run.search.nodes);
@@ -405,14 +426,16 @@ impl Session {
                     ply_index: run.job.tasks[i].ply_index,
                     search,
                     played_search: None,
+                    slm: run.slm.take(),
                 });
             }
+            Some(Step::Slm(_)) => run.slm = Some(search),
             Some(Step::Played(_)) => {
                 if let Some(last) = run.positions.last_mut() {
                     last.played_search = Some(search);
                 }
             }
-            Some(Step::Warmup) | None => {}
+            Some(Step::Warmup | Step::WarmupSlm) | None => {}
         }
     }
 
@@ -434,18 +457,28 @@ impl Session {
             return;
         };
         let (index, searchmoves) = match step {
-            Step::Warmup => (run.job.warmup.unwrap_or(0), Vec::new()),
-            Step::Main(i) => (run.job.tasks[i].ply_index, Vec::new()),
+            Step::Warmup | Step::WarmupSlm => (run.job.warmup.unwrap_or(0), Vec::new()),
+            Step::Main(i) | Step::Slm(i) => (run.job.tasks[i].ply_index, Vec::new()),
             Step::Played(i) => (
                 run.job.tasks[i].ply_index,
                 vec![run.job.tasks[i].played.clone()],
             ),
         };
+        // Screening mode switches between one line (SLM) and L lines (MLM) without
+        // `ucinewgame`: the hash is kept, as in the protocol.
+        let (limit, lines) = match (step, run.job.slm_depth) {
+            (Step::WarmupSlm | Step::Slm(_), Some(d)) => (Limit::Depth(d), 1),
+            _ => (run.job.limit, run.job.multipv.max(1)),
+        };
         run.current = Some(step);
-        self.out.push(run.job.position(index));
+        let position = run.job.position(index);
+        let max_nodes = (run.job.max_nodes > 0).then_some(run.job.max_nodes);
+        self.wanted.insert("MultiPV".to_owned(), lines.to_string());
+        self.send_changed_options();
+        self.out.push(position);
         self.out.push(Command::Go {
-            limit: run.job.limit,
-            max_nodes: (run.job.max_nodes > 0).then_some(run.job.max_nodes),
+            limit,
+            max_nodes,
             searchmoves,
         });
         self.state = State::Searching;
@@ -577,6 +610,94 @@ mod tests {
         // Options are not re-sent when unchanged.
         s.submit(jobs[0].clone()).unwrap();
         assert_eq!(sent(&mut s), ["ucinewgame", "isready"]);
+    }
+
+    #[test]
+    fn screening_zig_zags_between_one_line_and_many_with_the_hash_kept() {
+        let game = pgn::import("1. e4 e5 2. Qh5 *").remove(0).unwrap();
+        let settings = Settings {
+            limit: Limit::Depth(3),
+            multipv: 3,
+            chunk_plies: 2,
+            max_nodes: 0,
+            screening: Some(plan::Screening {
+                slm_depth: 4,
+                min_depth: 2,
+            }),
+            ..Settings::default()
+        };
+        let jobs = plan::jobs(&game, &settings);
+        assert_eq!(jobs[1].slm_depth, Some(4));
+        let mut s = ready_session(&settings);
+        s.submit(jobs[1].clone()).unwrap();
+        assert_eq!(
+            sent(&mut s),
+            [
+                "setoption name MultiPV value 1",
+                "setoption name UCI_Chess960 value false",
+                "ucinewgame",
+                "isready"
+            ]
+        );
+        s.handle_line("readyok").unwrap();
+        // Warm-up on the previous ply: SLM to d, then MLM to dL, neither recorded.
+        assert_eq!(sent(&mut s), ["position startpos moves e2e4", "go depth 4"]);
+        s.handle_line("info depth 4 multipv 1 score cp 20 pv e7e5")
+            .unwrap();
+        s.handle_line("bestmove e7e5").unwrap();
+        assert_eq!(
+            sent(&mut s),
+            [
+                "setoption name MultiPV value 3",
+                "position startpos moves e2e4",
+                "go depth 3"
+            ]
+        );
+        s.handle_line("bestmove e7e5").unwrap();
+        // The tested ply: SLM first (no ucinewgame: the hash is kept).
+        assert_eq!(
+            sent(&mut s),
+            [
+                "setoption name MultiPV value 1",
+                "position startpos moves e2e4 e7e5",
+                "go depth 4"
+            ]
+        );
+        for l in [
+            "info depth 1 multipv 1 score cp 30 pv d1h5",
+            "info depth 2 multipv 1 score cp 35 pv g1f3",
+            "info depth 4 multipv 1 score cp 40 pv g1f3",
+        ] {
+            s.handle_line(l).unwrap();
+        }
+        s.handle_line("bestmove g1f3").unwrap();
+        assert!(
+            s.completed_positions().is_empty(),
+            "the MLM is still to come"
+        );
+        assert_eq!(
+            sent(&mut s),
+            [
+                "setoption name MultiPV value 3",
+                "position startpos moves e2e4 e7e5",
+                "go depth 3"
+            ]
+        );
+        s.handle_line("info depth 3 multipv 1 score cp 40 pv g1f3")
+            .unwrap();
+        s.handle_line("info depth 3 multipv 2 score cp 10 pv d1h5")
+            .unwrap();
+        s.handle_line("bestmove g1f3").unwrap();
+        let r = s.take_result().unwrap();
+        let p = &r.positions[0];
+        let slm = p.slm.as_ref().unwrap();
+        assert_eq!(slm.lines.len(), 3);
+        assert_eq!(slm.bestmove.as_deref(), Some("g1f3"));
+        assert_eq!(p.search.final_lines().len(), 2);
+        assert!(p.played_search.is_none(), "Qh5 was among the MLM lines");
+        let m = crate::matchlog::screening_move("d1h5", Side::White, false, p, 1, 4).unwrap();
+        assert_eq!(m.bits, "10-0");
+        assert_eq!(m.match_type, crate::matchlog::MatchType::Part);
     }
 
     #[test]

@@ -55,6 +55,18 @@ fn validate(s: &Settings) -> Result<(), JsError> {
     if s.chunk_plies == 0 {
         return Err(JsError::new("bad settings: chunkPlies must be at least 1"));
     }
+    if let Some(z) = s.screening {
+        if !matches!(s.limit, Limit::Depth(_)) {
+            return Err(JsError::new(
+                "bad settings: the screening mode searches to a depth, not a node count",
+            ));
+        }
+        if !(1..=60).contains(&z.slm_depth) || z.min_depth == 0 || z.min_depth > z.slm_depth {
+            return Err(JsError::new(
+                "bad settings: screening needs 1 <= dmin <= d <= 60",
+            ));
+        }
+    }
     Ok(())
 }
 
@@ -99,6 +111,27 @@ pub fn annotate_report(json: &str) -> Result<String, JsError> {
     let report = Report::from_json(json)
         .map_err(|e| JsError::new(&format!("not a fairsight report: {e}")))?;
     Ok(annotate::annotated_pgn(&report))
+}
+
+/// Renders a saved screening report (JSON) as Regan's log (`kind` = `"log"`) or results
+/// file (`"results"`), for the sides `side` (`w`, `b`, `wb` or a player's name).
+#[wasm_bindgen(js_name = screeningText)]
+pub fn screening_text(json: &str, kind: &str, side: &str) -> Result<String, JsError> {
+    let report = Report::from_json(json)
+        .map_err(|e| JsError::new(&format!("not a fairsight report: {e}")))?;
+    if report.settings.screening.is_none() {
+        return Err(JsError::new(
+            "this report was made in review mode: the log needs the screening mode",
+        ));
+    }
+    let filter: annotate::SideFilter = side.parse().map_err(|e: String| JsError::new(&e))?;
+    match kind {
+        "log" => Ok(crate::matchlog::log(&report, &filter)),
+        "results" => Ok(crate::matchlog::results(&report, &filter)),
+        other => Err(JsError::new(&format!(
+            "unknown screening output {other:?}: expected \"log\" or \"results\""
+        ))),
+    }
 }
 
 /// One game of the input, as listed before analysis.

@@ -347,6 +347,17 @@ fn bad_arguments_and_missing_engines_exit_with_2() {
             "--moves",
             "9-3",
         ],
+        vec![
+            "analyze",
+            "samples/opera-1858.pgn",
+            "--mode",
+            "screening",
+            "--slm-depth",
+            "8",
+            "--min-depth",
+            "9",
+        ],
+        vec!["analyze", "samples/opera-1858.pgn", "--log", "x.log"],
         vec!["analyze", "no-such-file.pgn"],
         vec!["analyze"],
         vec!["frobnicate"],
@@ -678,4 +689,163 @@ fn calibration_chain_fits_a_table_and_screens_players_against_their_rating() {
         "Cargo.toml",
     ]);
     assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn screening_mode_writes_regans_log_and_results() {
+    if !node_engine_present() {
+        return;
+    }
+    let json = tmp("screening.json");
+    let log = tmp("screening.log");
+    let results = tmp("screening-results.txt");
+    let o = fairsight(&[
+        "analyze",
+        fixture("legal-trap.pgn").to_str().unwrap(),
+        "--mode",
+        "screening",
+        "--slm-depth",
+        "9",
+        "--min-depth",
+        "5",
+        "--depth",
+        "7",
+        "--multipv",
+        "5",
+        "--jobs",
+        "1",
+        "--side",
+        "Greedy",
+        "--json",
+        json.to_str().unwrap(),
+        "--log",
+        log.to_str().unwrap(),
+        "--results",
+        results.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = read_json(&json);
+    assert_eq!(r["settings"]["screening"]["slmDepth"], 9);
+    assert_eq!(r["settings"]["multipv"], 5);
+    let plies = r["games"][0]["plies"].as_array().unwrap();
+    let searched: Vec<&Value> = plies.iter().filter(|p| p["searched"] == true).collect();
+    assert!(searched.len() >= 6);
+    for p in &searched {
+        let z = &p["screening"];
+        let bits = z["bits"].as_str().unwrap();
+        assert_eq!(bits.len(), 5, "depths 5..=9: {p}");
+        let slm = z["slmBest"].as_array().unwrap();
+        assert_eq!(slm.len(), 9, "the SLM reached d = 9 in this easy game");
+        // FULL/MAIN iff the SLM's final choice is the played move.
+        let final_match = slm[8] == p["uci"];
+        let ty = z["matchType"].as_str().unwrap();
+        assert_eq!(final_match, ty == "full" || ty == "main", "{p}");
+        assert_eq!(ty == "full", bits == "11111", "{p}");
+        // The MLM gave up to 5 lines (fewer only with fewer legal moves).
+        assert!(p["lines"].as_array().unwrap().len() <= 5);
+    }
+    // 5... Bxd1, the blunder: not the engine's choice at any depth from 5.
+    let bxd1 = &plies[9];
+    assert_eq!(bxd1["san"], "Bxd1");
+    assert_eq!(bxd1["screening"]["matchType"], "non");
+    assert!(bxd1["screening"]["delta"].as_f64().unwrap() < -3.0);
+    let greedy = r["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "Greedy")
+        .unwrap();
+    let m = &greedy["matches"];
+    let total = ["full", "main", "part", "non"]
+        .iter()
+        .map(|k| m[k].as_u64().unwrap())
+        .sum::<u64>();
+    assert_eq!(total, m["moves"].as_u64().unwrap());
+    assert_eq!(m["byDepth"].as_array().unwrap().len(), 5);
+
+    // The log: only Greedy's (Black's) tested moves, one MATCH line each, in Regan's form.
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("# engine: Stockfish"), "{text}");
+    let lines: Vec<&str> = text.lines().filter(|l| l.contains(" MATCH (")).collect();
+    let black_searched = searched.iter().filter(|p| p["side"] == "black").count();
+    assert_eq!(lines.len(), black_searched, "{text}");
+    for l in &lines {
+        assert!(l.starts_with("Greedy "), "{l}");
+        let (head, value) = l.split_once(" = ").unwrap();
+        assert!(!head.contains('='), "{l}");
+        assert!(
+            head.ends_with("), delta") || head.ends_with("), delta2"),
+            "{l}"
+        );
+        let v = value.split_whitespace().next().unwrap();
+        assert!(v == "NaN" || v.parse::<f64>().is_ok(), "{l}");
+        assert!(!v.starts_with('+'));
+    }
+    assert!(text.contains("NON MATCH (5...Bxd1), delta2 = -"), "{text}");
+
+    // The results: totals and the lines sorted by the value after '='.
+    let res = std::fs::read_to_string(&results).unwrap();
+    assert!(res.contains(&format!("moves {}", m["moves"])), "{res}");
+    assert!(res.contains("matches at depth  5:"), "{res}");
+    let values: Vec<f64> = res
+        .lines()
+        .filter(|l| l.contains(" MATCH ("))
+        .filter_map(|l| {
+            l.split(" = ")
+                .nth(1)?
+                .split_whitespace()
+                .next()?
+                .parse()
+                .ok()
+        })
+        .collect();
+    assert_eq!(values.len(), lines.len());
+    assert!(values.windows(2).all(|w| w[0] >= w[1]), "{values:?}");
+}
+
+#[test]
+fn the_cache_makes_a_second_run_free_and_identical() {
+    if !node_engine_present() {
+        return;
+    }
+    let dir = tmp("cache-dir");
+    let _ = std::fs::remove_dir_all(&dir);
+    let run = |out: &Path, depth: &str| {
+        let o = fairsight(&[
+            "analyze",
+            fixture("legal-trap.pgn").to_str().unwrap(),
+            "--depth",
+            depth,
+            "--multipv",
+            "2",
+            "--cache",
+            dir.to_str().unwrap(),
+            "--quiet",
+            "--json",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stderr(&o)
+    };
+    let (a, b, c) = (
+        tmp("cache-a.json"),
+        tmp("cache-b.json"),
+        tmp("cache-c.json"),
+    );
+    let first = run(&a, "6");
+    assert!(!first.contains("from the cache"), "{first}");
+    let second = run(&b, "6");
+    assert!(second.contains("positions from the cache"), "{second}");
+    assert!(
+        second.contains("fairsight: 0 positions searched"),
+        "{second}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&a).unwrap(),
+        std::fs::read_to_string(&b).unwrap()
+    );
+    // Other settings are not answered from the cache.
+    let third = run(&c, "5");
+    assert!(!third.contains("from the cache"), "{third}");
+    assert_ne!(read_json(&a)["settings"], read_json(&c)["settings"]);
 }

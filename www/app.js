@@ -6,6 +6,7 @@ import init, {
   EngineSession,
   annotateReport,
   normaliseReport,
+  screeningText,
   version,
 } from './pkg/fairsight.js';
 import { Chessground } from './pkg/chessground/chessground.min.js';
@@ -72,6 +73,14 @@ function readSettings() {
   const value = Math.max(1, Number($('limit-value').value) | 0);
   const multipv = Math.min(10, Math.max(1, Number($('lines').value) | 0));
   const settings = { limit: kind === 'nodes' ? { nodes: value } : { depth: value }, multipv };
+  if ($('mode').value === 'screening') {
+    // Regan's zig-zag: SLM to d (choice recorded from dmin), then L lines to depth dL.
+    settings.limit = { depth: value };
+    settings.screening = {
+      slmDepth: Math.min(60, Math.max(1, Number($('slm-depth').value) | 0)),
+      minDepth: Math.max(1, Number($('min-depth').value) | 0),
+    };
+  }
   // Advanced, URL only (as the CLI's --chunk and --hash): they change the numbers.
   if (params.get('chunk')) settings.chunkPlies = Number(params.get('chunk'));
   if (params.get('hash')) settings.hashMb = Number(params.get('hash'));
@@ -82,7 +91,27 @@ function readSettings() {
   };
 }
 
+/** Switches the settings between review and screening, with each mode's defaults for
+ *  the depth and the lines (screening: dL = 14, L = 10). */
+function setMode(mode) {
+  const was = $('mode').dataset.mode || 'review';
+  $('mode').value = mode;
+  $('mode').dataset.mode = mode;
+  document.body.classList.toggle('mode-screening', mode === 'screening');
+  if (mode === was) return;
+  if (mode === 'screening') {
+    $('limit-kind').value = 'depth';
+    $('limit-value').value = 14;
+    $('lines').value = 10;
+  } else {
+    $('limit-value').value = 14;
+    $('lines').value = 4;
+  }
+  $('limit-kind').disabled = mode === 'screening';
+}
+
 function applyParams() {
+  if (params.get('mode') === 'screening') setMode('screening');
   $('workers').value = params.get('workers') || defaultWorkers();
   if (params.get('nodes')) {
     $('limit-kind').value = 'nodes';
@@ -90,6 +119,8 @@ function applyParams() {
   } else if (params.get('depth')) {
     $('limit-value').value = params.get('depth');
   }
+  if (params.get('slm')) $('slm-depth').value = params.get('slm');
+  if (params.get('dmin')) $('min-depth').value = params.get('dmin');
   if (params.get('lines')) $('lines').value = params.get('lines');
   if (params.get('strong') === '1') $('strong').checked = true;
   if (['none', 'builtin'].includes(params.get('book'))) $('book-kind').value = params.get('book');
@@ -134,6 +165,9 @@ function render() {
   $('results').classList.remove('hidden');
   const engine = report.engine || {};
   $('engine-info').textContent = engine.name ? `engine: ${engine.name} (${engine.build})` : '';
+  const screening = Boolean(report.settings && report.settings.screening);
+  $('export-log').classList.toggle('hidden', !screening);
+  $('export-results').classList.toggle('hidden', !screening);
   renderGameList($('games'), report, {
     selected: state.game,
     onSelect: (i) => {
@@ -403,6 +437,20 @@ function wire() {
   $('export-json').addEventListener('click', () => {
     if (state.reportJson) download('fairsight-report.json', `${state.reportJson}\n`, 'application/json');
   });
+  $('mode').addEventListener('change', () => setMode($('mode').value));
+  for (const [id, kind, name] of [
+    ['export-log', 'log', 'fairsight-screening.log'],
+    ['export-results', 'results', 'fairsight-screening-results.txt'],
+  ]) {
+    $(id).addEventListener('click', () => {
+      if (!state.reportJson) return;
+      try {
+        download(name, screeningText(state.reportJson, kind, 'wb'), 'text/plain');
+      } catch (err) {
+        message(err.message || String(err));
+      }
+    });
+  }
   $('export-pgn').addEventListener('click', () => {
     if (!state.reportJson) return;
     try {

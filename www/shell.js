@@ -24,11 +24,19 @@ export const SHELL = `
   <details class="settings" id="settings">
     <summary>Settings</summary>
     <div class="settings-grid">
+      <label>Mode
+        <select id="mode">
+          <option value="review">review: lines and accuracy per move</option>
+          <option value="screening">screening: Regan's zig-zag protocol (slower)</option>
+        </select>
+      </label>
+      <label class="screening-only">Single-line depth d <input id="slm-depth" type="number" min="1" max="60" value="16"></label>
+      <label class="screening-only">Match bits from depth dmin <input id="min-depth" type="number" min="1" max="60" value="11"></label>
       <label>Search limit
         <select id="limit-kind"><option value="depth">depth</option><option value="nodes">nodes</option></select>
       </label>
       <label>Value <input id="limit-value" type="number" min="1" value="14"></label>
-      <label>Lines (MultiPV) <input id="lines" type="number" min="1" max="10" value="4"></label>
+      <label>Lines (MultiPV; screening: L) <input id="lines" type="number" min="1" max="10" value="4"></label>
       <label>Workers <input id="workers" type="number" min="1" max="16" value="1"></label>
       <label><input id="strong" type="checkbox"> Strong engine (full network, ~99 MB download)</label>
       <label>Opening book (book moves are not analysed or counted)
@@ -56,6 +64,8 @@ export const SHELL = `
   <div class="exports">
     <button id="export-json" type="button">Export JSON report</button>
     <button id="export-pgn" type="button">Export annotated PGN</button>
+    <button id="export-log" type="button" class="hidden">Download Regan log</button>
+    <button id="export-results" type="button" class="hidden">Download screening results</button>
     <span id="engine-info"></span>
   </div>
   <h2>Games</h2>

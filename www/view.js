@@ -802,6 +802,18 @@ function movePanel(report, game, plies, i) {
   if (searched && isNum(p.bestChanges)) fact(dl, 'Best-move changes', String(p.bestChanges));
   if (searched) fact(dl, 'Engine choice from depth', isNum(p.stableFrom) ? String(p.stableFrom) : DASH);
   if (p.betterThanEngine) fact(dl, 'Better than engine', 'yes');
+  const z = p.screening && typeof p.screening === 'object' ? p.screening : null;
+  if (z) {
+    const d = isNum(z.delta) ? z.delta.toFixed(2) : 'NaN';
+    const key = z.matchType === 'full' || z.matchType === 'main' ? 'delta' : 'delta2';
+    fact(
+      dl,
+      'Screening (Regan)',
+      `${str(z.bits)} ${str(z.matchType).toUpperCase()} MATCH, ${key} = ${d}`,
+      'wide',
+    );
+    fact(dl, 'Single-line choice by depth', screeningChoices(p, z), 'wide');
+  }
   if (isNum(p.engineProbability)) fact(dl, 'Engine probability', pct(p.engineProbability));
   if (isNum(p.timeSpent)) fact(dl, 'Time spent', duration(p.timeSpent, true));
   if (isNum(p.clock)) fact(dl, 'Clock after', duration(p.clock));
@@ -818,6 +830,19 @@ function movePanel(report, game, plies, i) {
   if (chart) body.append(chart);
   if (body.childElementCount) panel.append(body);
   return panel;
+}
+
+/** The single-line search's choice at each depth from dmin, in SAN where the lines
+ *  know it. */
+function screeningChoices(p, z) {
+  const san = new Map(arr(p.lines).map((l) => [l.uci, l.san]));
+  san.set(p.uci, p.san);
+  const from = isNum(z.minDepth) ? z.minDepth : 1;
+  return arr(z.slmBest)
+    .map((m, k) => [k + 1, m])
+    .filter(([d]) => d >= from)
+    .map(([d, m]) => `${d}: ${str(san.get(m) || m)}`)
+    .join(' · ');
 }
 
 function linesTable(p) {
@@ -1061,6 +1086,15 @@ function playerCard(p, report) {
     'Apparent competence (Haworth)',
     c ? `c = ${num(c.mean)} (90%: ${num(c.low)}–${num(c.high)}, ${c.moves} moves)` : notYet(p.competence),
   );
+  const m = p.matches && typeof p.matches === 'object' ? p.matches : null;
+  if (m) {
+    fact(
+      adv,
+      'Screening matches (Regan)',
+      `FULL ${m.full} · MAIN ${m.main} · PART ${m.part} · NON ${m.non} of ${m.moves} moves; by depth ${arr(m.byDepth).map((x) => `${x[0]}: ${x[1]}`).join(', ')}`,
+      'wide',
+    );
+  }
   fact(adv, 'Verdict', p.verdict !== null && p.verdict !== undefined ? str(p.verdict) : notYet(null), 'verdict');
   card.append(adv);
   const evidence = arr(p.evidence).filter((e) => e && isNum(e.game) && isNum(e.ply));

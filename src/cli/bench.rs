@@ -103,6 +103,7 @@ pub fn bench(args: BenchArgs) -> Result<()> {
             engine: engine.clone(),
             jobs,
             crafty: None,
+            tested: fairsight::annotate::SideFilter::Both,
         };
         let timeout = Duration::from_secs(600);
         let t = Instant::now();

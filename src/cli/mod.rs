@@ -1,6 +1,7 @@
 //! Flags, validation into settings, the engine pool and the outputs.
 
 mod bench;
+mod cache;
 mod calibrate;
 mod engine;
 
@@ -19,8 +20,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use fairsight::{
     analysis::Analysis,
     annotate::{self, CraftyOptions, SideFilter},
-    book, pgn,
-    plan::{Book, DEFAULT_DEPTH, DEFAULT_MULTIPV, Job, JobId, NoBook, Settings},
+    book, matchlog, pgn,
+    plan::{
+        Book, DEFAULT_DEPTH, DEFAULT_MULTIPV, Job, JobId, NoBook, SCREENING_LINES,
+        SCREENING_MLM_DEPTH, Screening, Settings,
+    },
     report::{EngineInfo, Report},
     session::JobResult,
     stats::calibration::Calibration,
@@ -67,6 +71,10 @@ enum Mode {
     Review,
     /// Crafty's annotate: comment moves where the best beats the played by the margin.
     Annotate,
+    /// Regan's screening protocol ("zig-zag"): per move a single-line search to
+    /// --slm-depth recording the choice at each depth from --min-depth, then --multipv
+    /// lines (default 10) to --depth (default 14), hash kept; --log and --results.
+    Screening,
 }
 
 #[derive(Args)]
@@ -77,15 +85,22 @@ struct AnalyzeArgs {
     /// UCI engine command line (default: node + the npm stockfish lite single build).
     #[arg(long)]
     engine: Option<String>,
-    /// Search depth per position [default: 14].
+    /// Search depth per position [default: 14]; in screening mode the depth dL of the
+    /// multi-line search.
     #[arg(long, conflicts_with = "nodes")]
     depth: Option<u32>,
     /// Search nodes per position (instead of a depth).
     #[arg(long)]
     nodes: Option<u64>,
-    /// Lines per position (MultiPV) [default: 4; 1 in annotate mode].
+    /// Lines per position (MultiPV) [default: 4; 1 in annotate mode; 10 in screening].
     #[arg(long)]
     multipv: Option<u32>,
+    /// Screening mode: depth d of the single-line search.
+    #[arg(long, default_value_t = fairsight::plan::SCREENING_SLM_DEPTH)]
+    slm_depth: u32,
+    /// Screening mode: first depth dmin whose single-line choice counts in the match bits.
+    #[arg(long, default_value_t = fairsight::plan::SCREENING_MIN_DEPTH)]
+    min_depth: u32,
     /// Engines run in parallel [default: number of cores].
     #[arg(long)]
     jobs: Option<usize>,
@@ -122,7 +137,8 @@ struct AnalyzeArgs {
     /// Analysis mode.
     #[arg(long, value_enum, default_value_t = Mode::Review)]
     mode: Mode,
-    /// Annotate mode: side to annotate: w, b, wb, or a player's name (substring).
+    /// Annotate and screening modes: side to annotate or test: w, b, wb, or a player's
+    /// name (substring).
     #[arg(long, default_value = "wb")]
     side: String,
     /// Annotate mode: full-move range `A-B` (or `A` for A to the end).
@@ -137,7 +153,18 @@ struct AnalyzeArgs {
     /// Write the annotated PGN here (`-` for stdout).
     #[arg(long)]
     pgn: Option<PathBuf>,
-    /// No player table on stdout.
+    /// Screening mode: write the log in Regan's format here (`-` for stdout).
+    #[arg(long)]
+    log: Option<PathBuf>,
+    /// Screening mode: write the results file (totals, matches per depth, lines sorted
+    /// by significance) here (`-` for stdout).
+    #[arg(long)]
+    results: Option<PathBuf>,
+    /// Keep analysed chunks in this directory and reuse them: the same games with the
+    /// same engine build and settings are not searched again.
+    #[arg(long)]
+    cache: Option<PathBuf>,
+    /// No player table on stdout (it is left out too when an output goes to stdout).
     #[arg(long)]
     quiet: bool,
 }
@@ -199,18 +226,48 @@ struct Validated {
     engine: String,
     jobs: usize,
     crafty: Option<CraftyOptions>,
+    /// Screening mode: whose moves the log and results cover.
+    tested: SideFilter,
 }
 
 fn validate(args: &AnalyzeArgs) -> Result<Validated, String> {
+    let default_multipv = match args.mode {
+        Mode::Review => DEFAULT_MULTIPV,
+        Mode::Annotate => 1,
+        Mode::Screening => SCREENING_LINES,
+    };
+    let default_depth = match args.mode {
+        Mode::Screening => SCREENING_MLM_DEPTH,
+        _ => DEFAULT_DEPTH,
+    };
+    let screening = match args.mode {
+        Mode::Screening => {
+            if args.nodes.is_some() {
+                return Err("--nodes: screening mode searches to fixed depths (use --depth for dL and --slm-depth for d)".into());
+            }
+            if args.slm_depth == 0 || args.min_depth == 0 || args.min_depth > args.slm_depth {
+                return Err(format!(
+                    "--min-depth ({}) must be between 1 and --slm-depth ({})",
+                    args.min_depth, args.slm_depth
+                ));
+            }
+            Some(Screening {
+                slm_depth: args.slm_depth,
+                min_depth: args.min_depth,
+            })
+        }
+        _ => {
+            if args.log.is_some() || args.results.is_some() {
+                return Err("--log and --results need --mode screening".into());
+            }
+            None
+        }
+    };
     let limit = match (args.depth, args.nodes) {
         (_, Some(0)) | (Some(0), _) => return Err("--depth and --nodes must be positive".into()),
         (_, Some(n)) => Limit::Nodes(n),
         (Some(d), None) => Limit::Depth(d),
-        (None, None) => Limit::Depth(DEFAULT_DEPTH),
-    };
-    let default_multipv = match args.mode {
-        Mode::Review => DEFAULT_MULTIPV,
-        Mode::Annotate => 1,
+        (None, None) => Limit::Depth(default_depth),
     };
     let multipv = args.multipv.unwrap_or(default_multipv);
     if !(1..=64).contains(&multipv) {
@@ -238,7 +295,7 @@ fn validate(args: &AnalyzeArgs) -> Result<Validated, String> {
         )?,
     };
     let crafty = match args.mode {
-        Mode::Review => None,
+        Mode::Review | Mode::Screening => None,
         Mode::Annotate => {
             let side: SideFilter = args.side.parse().map_err(|e| format!("--side: {e}"))?;
             let moves =
@@ -250,7 +307,9 @@ fn validate(args: &AnalyzeArgs) -> Result<Validated, String> {
             })
         }
     };
+    let tested: SideFilter = args.side.parse().map_err(|e| format!("--side: {e}"))?;
     Ok(Validated {
+        tested,
         settings: Settings {
             limit,
             multipv,
@@ -267,6 +326,7 @@ fn validate(args: &AnalyzeArgs) -> Result<Validated, String> {
             hash_mb: args.hash,
             chunk_plies: args.chunk,
             min_move: args.min_move,
+            screening,
             ..Settings::default()
         },
         engine,
@@ -333,7 +393,7 @@ fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
             _ => return usage_error(format!("--rating {r}: expected NAME=ELO")),
         }
     }
-    let jobs = analysis.jobs();
+    let mut jobs = analysis.jobs();
     let workers = v.jobs.min(jobs.len()).max(1);
     let timeout = Duration::from_secs(args.search_timeout.max(1));
 
@@ -350,11 +410,48 @@ fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
         build: engine_build(&v.engine),
     };
 
+    let cache = match &args.cache {
+        Some(dir) => match cache::Cache::open(
+            dir,
+            &engine_info.build,
+            &engine_info.name,
+            v.settings.hash_mb,
+        ) {
+            Ok(c) => Some(c),
+            Err(e) => return usage_error(format!("--cache {}: {e}", dir.display())),
+        },
+        None => None,
+    };
+    let mut cached_positions = 0;
+    if let Some(c) = &cache {
+        jobs.retain(|job| match c.get(job) {
+            Some(result) => {
+                cached_positions += result.positions.len();
+                analysis.add_result(result);
+                false
+            }
+            None => true,
+        });
+        if cached_positions > 0 {
+            eprintln!("fairsight: {cached_positions} positions from the cache");
+        }
+    }
+    let by_id: std::collections::HashMap<JobId, Job> =
+        jobs.iter().map(|j| (j.id, j.clone())).collect();
+
     let total = analysis.total_positions() as u64;
     let bar = progress_bar(total);
+    bar.set_position(cached_positions as u64);
+    let mut log = ProgressLog::new(total, cached_positions as u64);
     let started = Instant::now();
     let failures = run_pool(engines, jobs, &v, timeout, |result| {
         bar.inc(result.positions.len() as u64);
+        log.add(result.positions.len() as u64);
+        if let (Some(c), Some(job)) = (&cache, by_id.get(&result.id))
+            && let Err(e) = c.put(job, &result)
+        {
+            eprintln!("fairsight: cannot write the cache: {e}");
+        }
         analysis.add_result(result);
     });
     bar.finish_and_clear();
@@ -367,20 +464,72 @@ fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
     }
     let report = analysis.report(engine_info);
     write_outputs(&args, &v, &report)?;
-    if !args.quiet {
-        print!("{}", player_table(&report));
+    let to_stdout = [&args.json, &args.pgn, &args.log, &args.results]
+        .iter()
+        .any(|p| p.as_deref() == Some(Path::new("-")));
+    if !args.quiet && !to_stdout {
+        stdout(&player_table(&report));
     }
     eprintln!(
-        "fairsight: {} positions in {:.1}s with {} engine(s)",
-        analysis.done_positions(),
+        "fairsight: {} positions searched in {:.1}s with {} engine(s){}",
+        analysis.done_positions() - cached_positions,
         started.elapsed().as_secs_f64(),
-        workers
+        workers,
+        if cached_positions > 0 {
+            format!(", {cached_positions} from the cache")
+        } else {
+            String::new()
+        }
     );
     Ok(if failures.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Progress when stderr is not a terminal (a log file, a CI job): a line a minute.
+struct ProgressLog {
+    enabled: bool,
+    total: u64,
+    done: u64,
+    searched: u64,
+    started: Instant,
+    last: Instant,
+}
+
+impl ProgressLog {
+    const EVERY: Duration = Duration::from_secs(60);
+
+    fn new(total: u64, done: u64) -> ProgressLog {
+        ProgressLog {
+            enabled: !std::io::stderr().is_terminal(),
+            total,
+            done,
+            searched: 0,
+            started: Instant::now(),
+            last: Instant::now(),
+        }
+    }
+
+    fn add(&mut self, positions: u64) {
+        self.done += positions;
+        self.searched += positions;
+        if !self.enabled || self.last.elapsed() < Self::EVERY {
+            return;
+        }
+        self.last = Instant::now();
+        let secs = self.started.elapsed().as_secs_f64();
+        let rate = self.searched as f64 / secs.max(1e-9);
+        let eta = (self.total.saturating_sub(self.done)) as f64 / rate.max(1e-9);
+        eprintln!(
+            "fairsight: {}/{} positions, {rate:.2}/s, ETA {}:{:02}",
+            self.done,
+            self.total,
+            (eta / 60.0) as u64,
+            (eta % 60.0) as u64
+        );
+    }
 }
 
 fn progress_bar(total: u64) -> ProgressBar {
@@ -458,9 +607,16 @@ fn run_pool(
     failures
 }
 
+/// Writes to stdout; a closed pipe (`fairsight ... | head`) is not an error.
+fn stdout(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
 fn write_to(path: &Path, text: &str) -> Result<()> {
     if path == Path::new("-") {
-        print!("{text}");
+        stdout(text);
         Ok(())
     } else {
         std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
@@ -477,6 +633,12 @@ fn write_outputs(args: &AnalyzeArgs, v: &Validated, report: &Report) -> Result<(
             None => annotate::annotated_pgn(report),
         };
         write_to(path, &text)?;
+    }
+    if let Some(path) = &args.log {
+        write_to(path, &matchlog::log(report, &v.tested))?;
+    }
+    if let Some(path) = &args.results {
+        write_to(path, &matchlog::results(report, &v.tested))?;
     }
     Ok(())
 }

@@ -395,3 +395,39 @@ test('ratings entered in the settings reach the report, as the CLI --rating', as
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('screening mode: the zig-zag protocol in the page equals the CLI, with the Regan log', async () => {
+  const { context, page, errors } = await openPage(
+    browser,
+    `${site.origin}/?mode=screening&slm=8&dmin=5&depth=6&lines=3&workers=2&nosw=1`,
+  );
+  assert.equal(await page.inputValue('#mode'), 'screening');
+  const report = await analysePgn(page, fixture('legal-trap.pgn'));
+  assert.deepEqual(report.settings.screening, { slmDepth: 8, minDepth: 5 });
+  const tested = report.games[0].plies.filter((p) => p.screening);
+  assert.ok(tested.length >= 6);
+  assert.ok(tested.every((p) => p.screening.bits.length === 4 && p.lines.length <= 3));
+  const json = await page.evaluate(() => window.fairsight.state.reportJson);
+  const args = ['--mode', 'screening', '--slm-depth', '8', '--min-depth', '5', '--depth', '6', '--multipv', '3'];
+  assert.equal(`${json}\n`, cliReport(TRAP, args));
+
+  // The selected move shows its match bits; the player panel the totals.
+  await page.locator('#game .blunder').first().click();
+  assert.match(await page.textContent('#game'), /Screening \(Regan\)[01-]{4} NON MATCH, delta2 = -/);
+  assert.match(await page.textContent('#players'), /Screening matches \(Regan\)FULL \d+ · MAIN/);
+  await shot(page, 'screening-game');
+
+  // The log and the results download, each MATCH line as the CLI's --log writes it.
+  const [log] = await Promise.all([page.waitForEvent('download'), page.click('#export-log')]);
+  const text = fs.readFileSync(await log.path(), 'utf8');
+  const matchLines = text.split('\n').filter((l) => l.includes(' MATCH ('));
+  assert.equal(matchLines.length, tested.length);
+  assert.ok(matchLines.some((l) => /^Greedy [01-]{4} NON MATCH \(5\.\.\.Bxd1\), delta2 = -\d/.test(l)), text);
+  const [res] = await Promise.all([page.waitForEvent('download'), page.click('#export-results')]);
+  assert.match(fs.readFileSync(await res.path(), 'utf8'), /matches at depth {2}5:/);
+  // Review reports have no log to download.
+  await page.selectOption('#mode', 'review');
+  assert.equal(await page.inputValue('#lines'), '4');
+  assert.deepEqual(errors, []);
+  await context.close();
+});

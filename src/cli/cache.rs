@@ -1,0 +1,126 @@
+//! `--cache DIR`: analysed chunks kept on disk, so analysing the same games again with
+//! the same engine build and settings costs nothing (the page's IndexedDB cache, natively).
+//!
+//! The key is the engine build and name, the hash size and the job itself (start
+//! position, moves, plies searched, limit, lines, node cap, screening depth) without its
+//! index in the input: the same game in another file, or in a bigger file, still hits.
+//! Each entry is one file named by a 64-bit FNV-1a hash of the key, holding the key
+//! (checked on read, so a hash collision is a miss) and the result JSON.
+
+use std::path::{Path, PathBuf};
+
+use fairsight::{plan::Job, session::JobResult};
+use serde::{Deserialize, Serialize};
+
+/// A directory of cached job results.
+pub struct Cache {
+    dir: PathBuf,
+    prefix: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Entry {
+    key: String,
+    result: JobResult,
+}
+
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+impl Cache {
+    /// A cache in `dir` (created if missing) for one engine and hash size.
+    pub fn open(
+        dir: &Path,
+        engine_build: &str,
+        engine_name: &str,
+        hash_mb: u32,
+    ) -> std::io::Result<Cache> {
+        std::fs::create_dir_all(dir)?;
+        Ok(Cache {
+            dir: dir.to_owned(),
+            prefix: format!("{engine_build}|{engine_name}|hash={hash_mb}|"),
+        })
+    }
+
+    fn key(&self, job: &Job) -> String {
+        let mut job = job.clone();
+        job.id = Default::default();
+        // Serialising a job cannot fail: plain strings and numbers.
+        self.prefix.clone() + &serde_json::to_string(&job).unwrap_or_default()
+    }
+
+    fn path(&self, key: &str) -> PathBuf {
+        self.dir.join(format!("{:016x}.json", fnv1a(key)))
+    }
+
+    /// The cached result of a job, rebound to its id; `None` when absent or unreadable.
+    pub fn get(&self, job: &Job) -> Option<JobResult> {
+        let key = self.key(job);
+        let text = std::fs::read_to_string(self.path(&key)).ok()?;
+        let entry: Entry = serde_json::from_str(&text).ok()?;
+        (entry.key == key).then_some(JobResult {
+            id: job.id,
+            ..entry.result
+        })
+    }
+
+    /// Stores a finished job's result (written to a temporary file, then renamed, so a
+    /// crash never leaves half an entry).
+    pub fn put(&self, job: &Job, result: &JobResult) -> std::io::Result<()> {
+        let key = self.key(job);
+        let path = self.path(&key);
+        let text = serde_json::to_string(&Entry {
+            key,
+            result: result.clone(),
+        })
+        .map_err(std::io::Error::other)?;
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        std::fs::write(&tmp, text)?;
+        std::fs::rename(&tmp, &path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fairsight::{
+        pgn,
+        plan::{self, Settings},
+    };
+
+    #[test]
+    fn entries_round_trip_and_keys_depend_on_engine_settings_and_job() {
+        let dir = std::env::temp_dir().join(format!("fairsight-cache-test-{}", std::process::id()));
+        let game = pgn::import("1. e4 e5 2. Nf3 Nc6 *").remove(0).unwrap();
+        let mut s = Settings {
+            chunk_plies: 2,
+            ..Settings::default()
+        };
+        let jobs = plan::jobs(&game, &s);
+        let cache = Cache::open(&dir, "build", "SF", 16).unwrap();
+        let result = JobResult {
+            id: jobs[0].id,
+            positions: Vec::new(),
+        };
+        assert!(cache.get(&jobs[0]).is_none());
+        cache.put(&jobs[0], &result).unwrap();
+        assert_eq!(cache.get(&jobs[0]), Some(result.clone()));
+        assert!(cache.get(&jobs[1]).is_none(), "another chunk");
+        // The same chunk under another id (another file) hits, rebound to its id.
+        let mut moved = jobs[0].clone();
+        moved.id.game = 7;
+        assert_eq!(cache.get(&moved).unwrap().id.game, 7);
+        // Other settings, engine or hash miss.
+        s.multipv = 2;
+        assert!(cache.get(&plan::jobs(&game, &s)[0]).is_none());
+        let other = Cache::open(&dir, "build", "SF", 32).unwrap();
+        assert!(other.get(&jobs[0]).is_none());
+        // A corrupt entry is a miss, not an error.
+        std::fs::write(cache.path(&cache.key(&jobs[0])), "{").unwrap();
+        assert!(cache.get(&jobs[0]).is_none());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
