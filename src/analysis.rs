@@ -18,6 +18,7 @@ use crate::{
     accuracy::{self, Sample},
     eval, feature,
     game::{Game, ImportError, Side},
+    model::classifier::Classifier,
     pgn,
     plan::{self, Book, Exclusion, Job, NoBook, Settings},
     report::{EngineInfo, GameReport, PlayerReport, PlyReport, Report, SCHEMA, SideReport, Sides},
@@ -44,6 +45,8 @@ pub struct Analysis {
     calibration: Option<Calibration>,
     /// Ratings entered by the user, by lower-case player name.
     ratings: HashMap<String, f64>,
+    /// A move classifier instead of the shipped one.
+    classifier: Option<Classifier>,
 }
 
 impl Analysis {
@@ -73,7 +76,14 @@ impl Analysis {
             pre,
             calibration: None,
             ratings: HashMap::new(),
+            classifier: None,
         }
+    }
+
+    /// Uses this move classifier instead of the shipped one (it still only applies to
+    /// reports with its engine build and settings).
+    pub fn set_classifier(&mut self, model: Classifier) {
+        self.classifier = Some(model);
     }
 
     /// Uses this calibration table instead of the shipped one (it still only applies to
@@ -134,11 +144,16 @@ impl Analysis {
 
     /// The report of everything analysed so far.
     pub fn report(&self, engine: EngineInfo) -> Report {
+        let classifier = self
+            .classifier
+            .as_ref()
+            .or(Classifier::builtin())
+            .filter(|c| c.applies_to(&self.settings, &engine));
         let games: Vec<GameReport> = self
             .games
             .iter()
             .map(|g| match g {
-                Ok(game) => self.game_report(game),
+                Ok(game) => self.game_report(game, classifier),
                 Err(e) => error_report(e),
             })
             .collect();
@@ -147,7 +162,7 @@ impl Analysis {
             .as_ref()
             .or(Calibration::builtin())
             .filter(|c| c.applies_to(&self.settings, &engine));
-        let players = players(&games, calibration, &self.ratings);
+        let players = players(&games, calibration, &self.ratings, classifier);
         Report {
             schema: SCHEMA,
             settings: self.settings.clone(),
@@ -155,13 +170,15 @@ impl Analysis {
             games,
             players,
             calibration: calibration.map(|c| format!("{} (engine {})", c.source, c.engine.build)),
+            classifier: classifier.map(|c| c.name.clone()),
+            classifier_baseline: classifier.map(|c| c.baseline.clone()),
         }
     }
 
-    fn game_report(&self, game: &Game) -> GameReport {
+    fn game_report(&self, game: &Game, classifier: Option<&Classifier>) -> GameReport {
         let results = self.results.get(&game.index);
         let pre = &self.pre[&game.index];
-        let plies: Vec<PlyReport> = game
+        let mut plies: Vec<PlyReport> = game
             .plies
             .iter()
             .enumerate()
@@ -195,8 +212,17 @@ impl Analysis {
                             s.slm_depth,
                         )
                     }),
+                    trend: analysis.and_then(|_| {
+                        let best = features
+                            .eval?
+                            .with_sign(ply.side.sign())
+                            .to_cp(crate::eval::MATE_CP);
+                        crate::model::levels::Levels::new(&features.depth_evals, best)
+                            .map(|l| l.trend())
+                    }),
                     features,
                     engine_probability: None,
+                    engine_like: false,
                     time_spent: ply.time_spent,
                     clock: ply.clock,
                     comments: ply.comments.clone(),
@@ -204,9 +230,12 @@ impl Analysis {
                 }
             })
             .collect();
+        if let Some(c) = classifier {
+            c.classify_game(&mut plies, game.variant);
+        }
         let sides = Sides {
-            white: side_report(game, &plies, Side::White),
-            black: side_report(game, &plies, Side::Black),
+            white: side_report(game, &plies, Side::White, classifier),
+            black: side_report(game, &plies, Side::Black, classifier),
         };
         GameReport {
             index: game.index,
@@ -367,12 +396,26 @@ fn stretch(sample: &[Tested]) -> Option<scan::Stretch> {
     scan::scan(&moves)
 }
 
-fn side_report(game: &Game, plies: &[PlyReport], side: Side) -> SideReport {
+fn side_report(
+    game: &Game,
+    plies: &[PlyReport],
+    side: Side,
+    classifier: Option<&Classifier>,
+) -> SideReport {
     let w = weights(plies);
     let (samples, excluded) = samples(plies, &w, side);
+    let classified = classifier.map(|c| c.stats(plies.iter().filter(|p| p.side == side)));
+    let mut stats = accuracy::summarise(&samples, excluded);
+    if let Some(c) = &classified
+        && stats.analysed_plies > 0
+    {
+        // No candidate (good) move at all is not engine-like play.
+        stats.engine_score = Some(c.mean_probability.unwrap_or(0.0));
+    }
     SideReport {
         player: game.player(side).to_owned(),
-        stats: accuracy::summarise(&samples, excluded),
+        stats,
+        classifier: classified,
         time: time::time_stats(&[timed(plies, side)]),
         competence: haworth::competence(&decisions(plies, side), true),
         stretch: stretch(&regan_sample(game.index, plies, side)),
@@ -385,6 +428,7 @@ fn players(
     games: &[GameReport],
     calibration: Option<&Calibration>,
     entered: &HashMap<String, f64>,
+    classifier: Option<&Classifier>,
 ) -> Vec<PlayerReport> {
     struct Acc<'a> {
         name: String,
@@ -398,6 +442,7 @@ fn players(
         tested: Vec<Tested>,
         elos: Vec<f64>,
         plies: Vec<&'a PlyReport>,
+        positive_rates: Vec<f64>,
     }
     let mut order: Vec<String> = Vec::new();
     let mut by_key: HashMap<String, Acc<'_>> = HashMap::new();
@@ -420,6 +465,7 @@ fn players(
                     tested: Vec::new(),
                     elos: Vec::new(),
                     plies: Vec::new(),
+                    positive_rates: Vec::new(),
                 }
             });
             let tag = match side {
@@ -435,6 +481,15 @@ fn players(
             }
             acc.tested.extend(regan_sample(g.index, &g.plies, side));
             acc.plies.extend(g.plies.iter().filter(|p| p.side == side));
+            if let Some(r) = g
+                .sides
+                .get(side)
+                .classifier
+                .as_ref()
+                .and_then(|c| c.positive_rate)
+            {
+                acc.positive_rates.push(r);
+            }
             acc.timed.push(timed(&g.plies, side));
             acc.decisions.extend(decisions(&g.plies, side));
             acc.games += 1;
@@ -462,8 +517,17 @@ fn players(
                 .and_then(|(c, r)| c.screen(&a.tested, r));
             let (verdict, evidence) =
                 crate::stats::calibration::verdict(screening.as_ref(), &a.tested, 10);
+            let classified = classifier.map(|c| c.stats(a.plies.iter().copied()));
+            let mut stats = accuracy::summarise(&a.samples, a.excluded);
+            if let Some(c) = &classified
+                && stats.analysed_plies > 0
+            {
+                stats.engine_score = Some(c.mean_probability.unwrap_or(0.0));
+            }
             PlayerReport {
-                stats: accuracy::summarise(&a.samples, a.excluded),
+                stats,
+                classifier: classified,
+                game_positive_rates: a.positive_rates,
                 rating,
                 z_scores: screening,
                 ipr: ipr.map(|i| i.elo),

@@ -30,6 +30,8 @@ pub const ANNOTATOR: &str = "fairsight";
 
 /// NAG of a move that beat the engine's first choice (`!!`).
 const BETTER_THAN_ENGINE_NAG: u8 = 3;
+/// Engine-like (the classifier flagged the move): `!?` (seed 004 §3.13).
+const ENGINE_LIKE_NAG: u8 = 5;
 
 /// The report as annotated PGN: original tags and moves, `[%eval]` comments (lichess
 /// format, White's point of view), judgement NAGs, the best line for inaccuracies,
@@ -57,10 +59,12 @@ fn annotated_game(game: &GameReport) -> String {
         let counted = ply.excluded.is_none();
         let judgement = ply.features.judgement.filter(|_| counted);
         let better = counted && ply.features.better_than_engine;
+        let engine_like = counted && ply.engine_like;
 
         let mut nags: Vec<u8> = Vec::new();
         let ours = judgement.map(Judgement::nag).into_iter();
         let ours = ours.chain(better.then_some(BETTER_THAN_ENGINE_NAG));
+        let ours = ours.chain(engine_like.then_some(ENGINE_LIKE_NAG));
         for n in ply.nags.iter().copied().chain(ours) {
             if !nags.contains(&n) {
                 nags.push(n);
@@ -90,6 +94,14 @@ fn annotated_game(game: &GameReport) -> String {
         }
         if better {
             parts.push("Better than the engine's first choice.".to_owned());
+        }
+        if let (true, Some(p)) = (engine_like, ply.engine_probability) {
+            let mut s = format!("Engine-like move, {:.1}% confidence.", p * 100.0);
+            let idea = crate::model::features::tactic_length(&game.plies, i);
+            if idea >= 2 {
+                let _ = write!(s, " The first move of a {idea}-move forced sequence.");
+            }
+            parts.push(s);
         }
         if !parts.is_empty() {
             text.comment(&parts.join(" "));
@@ -202,6 +214,16 @@ fn summary(side: Side, s: &SideReport) -> String {
         parts.push(count(a.blunders, "blunder", "blunders"));
         parts.push(count(a.mistakes, "mistake", "mistakes"));
         parts.push(count(a.inaccuracies, "inaccuracy", "inaccuracies"));
+        if let Some(c) = &s.classifier {
+            let mut p = format!("engine-like {} of {} good moves", c.flagged, c.classified);
+            if let Some(r) = c.positive_rate {
+                let _ = write!(p, " ({:.0}%)", r * 100.0);
+            }
+            if let Some(m) = c.mean_probability {
+                let _ = write!(p, ", mean engine probability {:.0}%", m * 100.0);
+            }
+            parts.push(p);
+        }
         let _ = write!(out, ": {}", parts.join(", "));
     }
     if !a.excluded.is_empty() {
@@ -597,6 +619,8 @@ mod tests {
             features: MoveFeatures::default(),
             lines: Vec::new(),
             engine_probability: None,
+            engine_like: false,
+            trend: None,
             screening: None,
             time_spent: None,
             clock: None,
@@ -683,6 +707,8 @@ mod tests {
             games,
             players: Vec::new(),
             calibration: None,
+            classifier: None,
+            classifier_baseline: None,
         }
     }
 
@@ -785,6 +811,30 @@ mod tests {
                 "1. e4 $2 {{Mistake.}} 1... e5 $1 $4 {{Blunder.}} 2. Nf3 $6 {{Inaccuracy.}} \
                  2... Nc6 $3 {{Better than the engine's first choice.}} 3. Bb5 {NONE_ANALYSED} *"
             )
+        );
+    }
+
+    #[test]
+    fn engine_like_moves_get_nag_5_with_the_confidence_and_the_idea_length() {
+        let mut ps = plies(1, Side::White, &["e4", "e5", "Nf3", "Nc6"]);
+        ps[0].engine_like = true;
+        ps[0].engine_probability = Some(0.7321);
+        // e4 starts a two-ply forced sequence: both are the only good move, both played.
+        for p in &mut ps[..2] {
+            p.searched = true;
+            p.features.is_best = true;
+            p.features.gaps = vec![120];
+        }
+        // Flagged but excluded: no verdict.
+        ps[3].engine_like = true;
+        ps[3].engine_probability = Some(0.9);
+        ps[3].excluded = Some(Exclusion::Decided);
+        let text = movetext(&annotated_pgn(&report(vec![game(&[], ps)])));
+        assert!(
+            text.starts_with(
+                "1. e4 $5 {Engine-like move, 73.2% confidence. The first move of a 2-move forced sequence.} 1... e5 2. Nf3 Nc6 {"
+            ),
+            "{text}"
         );
     }
 

@@ -14,6 +14,7 @@ pub mod eval;
 pub mod feature;
 pub mod game;
 pub mod matchlog;
+pub mod model;
 pub mod pgn;
 pub mod plan;
 pub mod report;

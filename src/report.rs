@@ -8,6 +8,10 @@ use crate::{
     feature::{Line, MoveFeatures},
     game::{Side, Variant},
     matchlog::{MatchTotals, ScreeningMove},
+    model::{
+        classifier::{Baseline, ClassifierStats},
+        levels::Trend,
+    },
     plan::{Exclusion, Settings},
     stats::{
         calibration::{Evidence, Screening},
@@ -49,6 +53,14 @@ pub struct Report {
     /// `null` when no table applies to this engine and these settings.
     #[serde(default)]
     pub calibration: Option<String>,
+    /// The move classifier behind `engineProbability` (its name), or `null` when no
+    /// model applies to this engine and these settings.
+    #[serde(default)]
+    pub classifier: Option<String>,
+    /// Positive rates of the classifier's validation game sides, human and engine (the
+    /// baseline a player's games are compared with; `null` without a classifier).
+    #[serde(default)]
+    pub classifier_baseline: Option<Baseline>,
 }
 
 /// One game.
@@ -129,6 +141,11 @@ pub struct SideReport {
     /// own significance (`null` with fewer than 8 analysed moves).
     #[serde(default)]
     pub stretch: Option<Stretch>,
+    /// The move classifier over the side's candidate moves: moves classified and
+    /// flagged, positive rate, mean probability, flagged in the critical phase (`null`
+    /// when no model applies).
+    #[serde(default)]
+    pub classifier: Option<ClassifierStats>,
     /// Screening mode: totals of Regan's match types and of matches per depth over the
     /// side's analysed moves (absent in review mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -163,6 +180,13 @@ pub struct PlyReport {
     /// Probability that the move was engine-chosen (the move classifier; `null` until a
     /// model is loaded).
     pub engine_probability: Option<f64>,
+    /// Flagged by the classifier: `engineProbability` at or above its threshold.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub engine_like: bool,
+    /// The trend of the played move's evaluation levels over the depths (seed 004
+    /// §3.6): ascending, descending or other (`null` when not searched).
+    #[serde(default)]
+    pub trend: Option<Trend>,
     /// Screening mode: the single-line search's choice per depth and Regan's match data
     /// (absent in review mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -223,6 +247,14 @@ pub struct PlayerReport {
     /// least likely, most significant first.
     #[serde(default)]
     pub evidence: Vec<Evidence>,
+    /// The move classifier over all the player's candidate moves (`null` when no model
+    /// applies).
+    #[serde(default)]
+    pub classifier: Option<ClassifierStats>,
+    /// The classifier's positive rate of each of the player's games (sides with
+    /// classified moves), in input order: the page's histogram against the baseline.
+    #[serde(default)]
+    pub game_positive_rates: Vec<f64>,
     /// Screening mode: totals of Regan's match types and of matches per depth over all
     /// the player's analysed moves (absent in review mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]

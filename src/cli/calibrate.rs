@@ -55,6 +55,11 @@ pub struct SampleArgs {
     /// Games per band.
     #[arg(long, default_value_t = 12)]
     per_band: usize,
+    /// Shift the even spread by this many games within each band: `--per-band 6
+    /// --offset 2` picks games disjoint from `--per-band 12` (bands of 36+ games), for
+    /// validation.
+    #[arg(long, default_value_t = 0)]
+    offset: usize,
 }
 
 #[derive(Args)]
@@ -125,7 +130,7 @@ fn sample(a: SampleArgs) -> Result<()> {
             idx.len()
         );
         for j in 0..take {
-            let g = &games[idx[j * idx.len() / take]];
+            let g = &games[idx[(j * idx.len() / take + a.offset) % idx.len()]];
             // The game's text: from its first line to the next game's (or the end).
             let start = g.line as usize - 1;
             let end = games

@@ -4,6 +4,8 @@ mod bench;
 mod cache;
 mod calibrate;
 mod engine;
+mod train;
+mod train_fit;
 
 use std::{
     collections::VecDeque,
@@ -20,7 +22,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use fairsight::{
     analysis::Analysis,
     annotate::{self, CraftyOptions, SideFilter},
-    book, matchlog, pgn,
+    book, matchlog,
+    model::classifier::Classifier,
+    pgn,
     plan::{
         Book, DEFAULT_DEPTH, DEFAULT_MULTIPV, Job, JobId, NoBook, SCREENING_LINES,
         SCREENING_MLM_DEPTH, Screening, Settings,
@@ -63,6 +67,9 @@ enum Sub {
     /// Build the rating ↔ Regan (s, c) calibration table (see models/README.md).
     #[command(subcommand)]
     Calibrate(calibrate::CalibrateCmd),
+    /// Sample games and train the move classifier (see models/README.md).
+    #[command(subcommand)]
+    Train(train::TrainCmd),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -117,6 +124,10 @@ struct AnalyzeArgs {
     /// and settings).
     #[arg(long)]
     calibration: Option<PathBuf>,
+    /// A move classifier instead of the shipped models/move-classifier.json (made by
+    /// `fairsight train fit`; used only with its engine build and settings).
+    #[arg(long)]
+    model: Option<PathBuf>,
     /// A player's rating for the screening z-scores, overriding the PGN's Elo tags:
     /// `--rating "Carlsen, Magnus=2850"` (repeatable).
     #[arg(long)]
@@ -183,6 +194,7 @@ pub fn run() -> Result<ExitCode> {
         Sub::Analyze(args) => analyze(*args),
         Sub::Bench(args) => bench::bench(args).map(|()| ExitCode::SUCCESS),
         Sub::Calibrate(cmd) => calibrate::run(cmd).map(|()| ExitCode::SUCCESS),
+        Sub::Train(cmd) => train::run(cmd).map(|()| ExitCode::SUCCESS),
     }
 }
 
@@ -380,6 +392,15 @@ fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
         match table {
             Ok(t) => analysis.set_calibration(t),
             Err(e) => return usage_error(format!("--calibration {}: {e}", path.display())),
+        }
+    }
+    if let Some(path) = &args.model {
+        let model = std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| Classifier::from_json(&t).map_err(|e| e.to_string()));
+        match model {
+            Ok(m) => analysis.set_classifier(m),
+            Err(e) => return usage_error(format!("--model {}: {e}", path.display())),
         }
     }
     for r in &args.rating {

@@ -1,0 +1,426 @@
+//! The trained move classifier: the model file (`models/move-classifier.json`, made by
+//! `fairsight train fit`), inference, and the per-side and per-player summaries.
+//!
+//! The model is trained with smartcore in the CLI; what ships is our own compact form of
+//! it (the trees of a random forest, or the weights of a logistic regression), so the
+//! same pure-Rust inference runs natively and in wasm and gives the same bits.
+
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    game::Variant,
+    model::features::{FEATURE_NAMES, MoveVector, move_vector},
+    plan::Settings,
+    report::{EngineInfo, PlyReport},
+};
+
+/// A node of a decision tree: `[feature, threshold, left, right]` (go left when
+/// `x[feature] <= threshold`), or a leaf `[-1, class, 0, 0]` (class 1 = engine).
+pub type Node = [f64; 4];
+
+/// The model inside the file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Model {
+    /// A random forest: the probability is the share of trees voting "engine".
+    Forest {
+        /// The trees, each a node array with the root first.
+        trees: Vec<Vec<Node>>,
+    },
+    /// Logistic regression on standardised features.
+    Logistic {
+        /// Means subtracted from the features.
+        mean: Vec<f64>,
+        /// Standard deviations the features are divided by.
+        scale: Vec<f64>,
+        /// Weights.
+        weights: Vec<f64>,
+        /// Intercept.
+        bias: f64,
+    },
+}
+
+/// Positive rates of game sides (share of their candidate moves flagged) in the data the
+/// model was validated on: the baseline the page plots a player's games against.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Baseline {
+    /// Upper edges of the histogram bins (the first bin starts at 0).
+    pub edges: Vec<f64>,
+    /// Human game sides per bin (out-of-fold predictions).
+    pub human: Vec<usize>,
+    /// Engine game sides per bin.
+    pub engine: Vec<usize>,
+}
+
+/// The shipped model file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Classifier {
+    /// What it is, in a few words.
+    pub name: String,
+    /// Where its training data came from.
+    pub source: String,
+    /// The engine build of the analyses it was trained on.
+    pub engine: EngineInfo,
+    /// The settings of those analyses: it only applies to reports with the same.
+    pub settings: Settings,
+    /// The features it uses, by [`FEATURE_NAMES`] name, in model order.
+    pub features: Vec<String>,
+    /// A move is flagged as engine-like at or above this probability.
+    pub threshold: f64,
+    /// The model.
+    pub model: Model,
+    /// Positive rates of the validation game sides.
+    #[serde(default)]
+    pub baseline: Baseline,
+}
+
+/// The classifier's summary over some candidate moves (a side of a game, or a player).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClassifierStats {
+    /// Candidate moves classified (analysed, within the candidate margin of the best).
+    pub classified: usize,
+    /// Of them, flagged as engine-like.
+    pub flagged: usize,
+    /// `flagged / classified`.
+    pub positive_rate: Option<f64>,
+    /// Mean engine probability of the classified moves.
+    pub mean_probability: Option<f64>,
+    /// Flagged moves in the critical phase (best evaluation within ±3 pawns).
+    pub critical_flagged: usize,
+    /// Classified moves in the critical phase.
+    pub critical_classified: usize,
+}
+
+impl ClassifierStats {
+    /// Adds one classified move.
+    pub fn add(&mut self, probability: f64, threshold: f64, critical: bool) {
+        let n = self.classified as f64;
+        self.mean_probability =
+            Some((self.mean_probability.unwrap_or(0.0) * n + probability) / (n + 1.0));
+        self.classified += 1;
+        let flagged = probability >= threshold;
+        self.flagged += usize::from(flagged);
+        if critical {
+            self.critical_classified += 1;
+            self.critical_flagged += usize::from(flagged);
+        }
+        self.positive_rate = Some(self.flagged as f64 / self.classified as f64);
+    }
+
+    /// Pools another summary into this one.
+    pub fn merge(&mut self, other: &ClassifierStats) {
+        let (a, b) = (self.classified as f64, other.classified as f64);
+        if a + b == 0.0 {
+            return;
+        }
+        self.mean_probability = Some(
+            (self.mean_probability.unwrap_or(0.0) * a + other.mean_probability.unwrap_or(0.0) * b)
+                / (a + b),
+        );
+        self.classified += other.classified;
+        self.flagged += other.flagged;
+        self.critical_classified += other.critical_classified;
+        self.critical_flagged += other.critical_flagged;
+        self.positive_rate = Some(self.flagged as f64 / self.classified as f64);
+    }
+}
+
+/// Why a model file cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelError(pub String);
+
+impl std::fmt::Display for ModelError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ModelError {}
+
+impl Classifier {
+    /// Parses and checks a model file.
+    pub fn from_json(s: &str) -> Result<Classifier, ModelError> {
+        let c: Classifier = serde_json::from_str(s).map_err(|e| ModelError(e.to_string()))?;
+        c.check()?;
+        Ok(c)
+    }
+
+    /// The JSON form (trees on one line each).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("invariant: the model serialises")
+    }
+
+    fn check(&self) -> Result<(), ModelError> {
+        let n = self.features.len();
+        if let Some(bad) = self
+            .features
+            .iter()
+            .find(|f| !FEATURE_NAMES.contains(&f.as_str()))
+        {
+            return Err(ModelError(format!("unknown feature {bad:?}")));
+        }
+        match &self.model {
+            Model::Forest { trees } => {
+                for (t, nodes) in trees.iter().enumerate() {
+                    for node in nodes {
+                        let leaf = node[0] < 0.0;
+                        let ok = if leaf {
+                            node[1] == 0.0 || node[1] == 1.0
+                        } else {
+                            (node[0] as usize) < n
+                                && (node[2] as usize) < nodes.len()
+                                && (node[3] as usize) < nodes.len()
+                                && node[0].fract() == 0.0
+                        };
+                        if !ok || nodes.is_empty() {
+                            return Err(ModelError(format!("tree {t} has a bad node {node:?}")));
+                        }
+                    }
+                }
+            }
+            Model::Logistic {
+                mean,
+                scale,
+                weights,
+                ..
+            } => {
+                if mean.len() != n || scale.len() != n || weights.len() != n {
+                    return Err(ModelError(
+                        "logistic model: lengths differ from features".into(),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The shipped model (`None` if `models/move-classifier.json` is missing or empty).
+    pub fn builtin() -> Option<&'static Classifier> {
+        static MODEL: OnceLock<Option<Classifier>> = OnceLock::new();
+        MODEL
+            .get_or_init(|| {
+                Classifier::from_json(include_str!("../../models/move-classifier.json")).ok()
+            })
+            .as_ref()
+    }
+
+    /// Whether a report made with `settings` and `engine` may use this model: the
+    /// evaluation levels and gaps mean what they meant in training only with the same
+    /// depth, lines, node cap and engine build.
+    pub fn applies_to(&self, settings: &Settings, engine: &EngineInfo) -> bool {
+        let key = |s: &Settings| (s.limit, s.multipv, s.max_nodes, s.screening);
+        key(settings) == key(&self.settings) && engine.build == self.engine.build
+    }
+
+    /// The model's input from a full feature vector.
+    pub fn select(&self, v: &MoveVector) -> Vec<f64> {
+        self.features
+            .iter()
+            .map(|f| {
+                FEATURE_NAMES
+                    .iter()
+                    .position(|n| n == f)
+                    .map_or(0.0, |i| v.values[i])
+            })
+            .collect()
+    }
+
+    /// The probability that a move with these inputs is engine-chosen.
+    pub fn probability(&self, x: &[f64]) -> f64 {
+        match &self.model {
+            Model::Forest { trees } => {
+                if trees.is_empty() {
+                    return 0.0;
+                }
+                let votes: f64 = trees.iter().map(|t| leaf(t, x)).sum();
+                votes / trees.len() as f64
+            }
+            Model::Logistic {
+                mean,
+                scale,
+                weights,
+                bias,
+            } => {
+                let z: f64 = bias
+                    + x.iter()
+                        .zip(mean.iter().zip(scale.iter().zip(weights)))
+                        .map(|(xi, (m, (s, w)))| w * (xi - m) / if *s > 0.0 { *s } else { 1.0 })
+                        .sum::<f64>();
+                1.0 / (1.0 + libm::exp(-z))
+            }
+        }
+    }
+
+    /// Classifies the candidate moves of a game: sets `engine_probability` on them.
+    pub fn classify_game(&self, plies: &mut [PlyReport], variant: Variant) {
+        let time_mean = |side| {
+            let t: Vec<f64> = plies
+                .iter()
+                .filter(|p| p.side == side && p.excluded.is_none())
+                .filter_map(|p| p.time_spent)
+                .collect();
+            (!t.is_empty()).then(|| t.iter().sum::<f64>() / t.len() as f64)
+        };
+        let means = [
+            time_mean(crate::game::Side::White),
+            time_mean(crate::game::Side::Black),
+        ];
+        let probs: Vec<Option<f64>> = (0..plies.len())
+            .map(|i| {
+                let mean = means[usize::from(plies[i].side == crate::game::Side::Black)];
+                move_vector(plies, i, variant, mean).map(|v| self.probability(&self.select(&v)))
+            })
+            .collect();
+        for (p, prob) in plies.iter_mut().zip(probs) {
+            p.engine_probability = prob;
+            p.engine_like = prob.is_some_and(|x| x >= self.threshold);
+        }
+    }
+
+    /// The summary over some plies (those with a probability).
+    pub fn stats<'a>(&self, plies: impl IntoIterator<Item = &'a PlyReport>) -> ClassifierStats {
+        let mut s = ClassifierStats::default();
+        for p in plies {
+            if let Some(prob) = p.engine_probability {
+                let critical = p
+                    .features
+                    .eval
+                    .is_some_and(|e| !e.is_mate() && e.to_cp(1000).abs() <= 300);
+                s.add(prob, self.threshold, critical);
+            }
+        }
+        s
+    }
+}
+
+fn leaf(nodes: &[Node], x: &[f64]) -> f64 {
+    let mut i = 0;
+    // A valid tree reaches a leaf within its node count; the bound guards bad files.
+    for _ in 0..=nodes.len() {
+        let Some(n) = nodes.get(i) else { return 0.0 };
+        if n[0] < 0.0 {
+            return n[1];
+        }
+        let v = x.get(n[0] as usize).copied().unwrap_or(0.0);
+        i = if v <= n[1] {
+            n[2] as usize
+        } else {
+            n[3] as usize
+        };
+    }
+    0.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn forest() -> Classifier {
+        Classifier {
+            name: "test".into(),
+            source: "hand-made".into(),
+            engine: EngineInfo {
+                name: "SF".into(),
+                build: "b".into(),
+            },
+            settings: Settings::default(),
+            features: vec!["evalDrop".into(), "amplitude".into()],
+            threshold: 0.5,
+            model: Model::Forest {
+                trees: vec![
+                    // evalDrop <= 0.05 ? engine : human
+                    vec![
+                        [0.0, 0.05, 1.0, 2.0],
+                        [-1.0, 1.0, 0.0, 0.0],
+                        [-1.0, 0.0, 0.0, 0.0],
+                    ],
+                    // amplitude <= 0.3 ? engine : human
+                    vec![
+                        [1.0, 0.3, 1.0, 2.0],
+                        [-1.0, 1.0, 0.0, 0.0],
+                        [-1.0, 0.0, 0.0, 0.0],
+                    ],
+                ],
+            },
+            baseline: Baseline::default(),
+        }
+    }
+
+    #[test]
+    fn forest_votes_and_serialisation_round_trip() {
+        let c = forest();
+        assert_eq!(c.probability(&[0.0, 0.1]), 1.0);
+        assert_eq!(c.probability(&[0.0, 0.9]), 0.5);
+        assert_eq!(c.probability(&[0.5, 0.9]), 0.0);
+        let back = Classifier::from_json(&c.to_json()).unwrap();
+        assert_eq!(back, c);
+        assert_eq!(
+            back.probability(&[0.05, 0.3]),
+            1.0,
+            "<= goes left, as smartcore"
+        );
+        // Bad files are refused, not trusted.
+        let mut bad = c.clone();
+        bad.features.push("eloOfThePlayer".into());
+        assert!(Classifier::from_json(&bad.to_json()).is_err());
+        let mut bad = c.clone();
+        if let Model::Forest { trees } = &mut bad.model {
+            trees[0][0][2] = 99.0;
+        }
+        assert!(Classifier::from_json(&bad.to_json()).is_err());
+    }
+
+    #[test]
+    fn logistic_model_and_stats() {
+        let c = Classifier {
+            model: Model::Logistic {
+                mean: vec![0.0, 1.0],
+                scale: vec![1.0, 2.0],
+                weights: vec![-2.0, 0.0],
+                bias: 0.5,
+            },
+            ..forest()
+        };
+        assert!((c.probability(&[0.0, 5.0]) - 1.0 / (1.0 + (-0.5f64).exp())).abs() < 1e-12);
+        assert!(c.probability(&[3.0, 5.0]) < 0.01);
+        let mut s = ClassifierStats::default();
+        s.add(0.9, 0.5, true);
+        s.add(0.1, 0.5, false);
+        let mut t = ClassifierStats::default();
+        t.add(0.6, 0.5, true);
+        s.merge(&t);
+        assert_eq!(
+            (
+                s.classified,
+                s.flagged,
+                s.critical_flagged,
+                s.critical_classified
+            ),
+            (3, 2, 2, 2)
+        );
+        assert!((s.mean_probability.unwrap() - 1.6 / 3.0).abs() < 1e-12);
+        assert!((s.positive_rate.unwrap() - 2.0 / 3.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn applies_only_to_its_settings_and_engine() {
+        let c = forest();
+        let e = c.engine.clone();
+        assert!(c.applies_to(&Settings::default(), &e));
+        let shallow = Settings {
+            limit: crate::uci::Limit::Depth(8),
+            ..Settings::default()
+        };
+        assert!(!c.applies_to(&shallow, &e));
+        let other = EngineInfo {
+            name: "SF".into(),
+            build: "stockfish-19-single".into(),
+        };
+        assert!(!c.applies_to(&Settings::default(), &other));
+    }
+}
