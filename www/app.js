@@ -10,7 +10,7 @@ import init, {
   version,
 } from './pkg/fairsight.js';
 import { Chessground } from './pkg/chessground/chessground.min.js';
-import { renderGame, renderGameList, renderPlayers } from './view.js';
+import { renderGame, renderGameList, renderMoveMap, renderPlayers } from './view.js';
 import { BUILDS, EnginePool, defaultWorkers } from './pool.js';
 import { JobCache, jobKey, rebind } from './cache.js';
 import { buildShell } from './shell.js';
@@ -169,6 +169,14 @@ function render() {
   $('export-log').classList.toggle('hidden', !screening);
   $('export-results').classList.toggle('hidden', !screening);
   renderGameList($('games'), report, {
+    selected: state.game,
+    onSelect: (i) => {
+      state.game = i;
+      state.ply = 0;
+      render();
+    },
+  });
+  renderMoveMap($('move-map'), report, {
     selected: state.game,
     onSelect: (i) => {
       state.game = i;

@@ -70,6 +70,8 @@ export const SHELL = `
   </div>
   <h2>Games</h2>
   <div id="games"></div>
+  <h2>Move map</h2>
+  <div id="move-map"></div>
   <h2>Game</h2>
   <div id="game"></div>
   <h2>Players</h2>

@@ -884,6 +884,12 @@ function linesTable(p) {
   );
 }
 
+const TREND_TEXT = {
+  ascending: 'ascending (the engine came to like the move with depth)',
+  descending: 'descending (the engine liked it less with depth)',
+  other: 'flat or no clear trend',
+};
+
 // The per-depth chart: the played move's evaluation at each depth (mover's view).
 const D = { w: 420, h: 190, left: 44, right: 16, top: 14, bottom: 30 };
 
@@ -982,7 +988,7 @@ function depthChart(p) {
       null,
       `The played move's evaluation by search depth, in pawns from the mover's point of view${
         missing ? '; gaps where it was not among the engine lines' : ''
-      }.`,
+      }.${TREND_TEXT[p.trend] ? ` Trend: ${TREND_TEXT[p.trend]}.` : ''}`,
       legend,
     ),
   );
@@ -1086,6 +1092,16 @@ function playerCard(p, report) {
     'Apparent competence (Haworth)',
     c ? `c = ${num(c.mean)} (90%: ${num(c.low)}–${num(c.high)}, ${c.moves} moves)` : notYet(p.competence),
   );
+  const cl = p.classifier && typeof p.classifier === 'object' ? p.classifier : null;
+  fact(
+    adv,
+    'Engine-like moves (classifier)',
+    cl
+      ? `${cl.flagged} of ${cl.classified} good moves (${pct(cl.positiveRate ?? 0)}), mean probability ${pct(cl.meanProbability ?? 0)}; critical phase ${cl.criticalFlagged} of ${cl.criticalClassified}`
+      : h('span', { class: 'not-yet', text: report?.classifier ? 'no good moves to classify' : 'no model for these settings (the default depth 14, 4 lines)' }),
+    'wide',
+  );
+  const hist = rateHistogram(p, report);
   const m = p.matches && typeof p.matches === 'object' ? p.matches : null;
   if (m) {
     fact(
@@ -1097,6 +1113,7 @@ function playerCard(p, report) {
   }
   fact(adv, 'Verdict', p.verdict !== null && p.verdict !== undefined ? str(p.verdict) : notYet(null), 'verdict');
   card.append(adv);
+  if (hist) card.append(hist);
   const evidence = arr(p.evidence).filter((e) => e && isNum(e.game) && isNum(e.ply));
   if (evidence.length) {
     const list = h('ol', { class: 'evidence' });
@@ -1113,6 +1130,135 @@ function playerCard(p, report) {
     card.append(h('p', { class: 'sub', text: 'Moves that drove it, least likely first:' }), list);
   }
   return card;
+}
+
+/**
+ * The player's games by classifier positive rate, against the human and engine game
+ * sides the model was validated on (report.classifierBaseline): where this player's
+ * games fall among honest ones.
+ */
+function rateHistogram(p, report) {
+  const base = obj(report?.classifierBaseline);
+  const edges = arr(base.edges);
+  const rates = arr(p.gamePositiveRates).filter(isNum);
+  if (!edges.length || !rates.length) return null;
+  const bins = edges.length;
+  const mine = new Array(bins).fill(0);
+  for (const r of rates) mine[Math.min(bins - 1, Math.max(0, edges.findIndex((e) => r < e || e >= 1)))] += 1;
+  const share = (xs) => {
+    const total = arr(xs).reduce((a, b) => a + (isNum(b) ? b : 0), 0);
+    return arr(xs).map((x) => (total ? x / total : 0));
+  };
+  const series = [
+    ['human', share(base.human), 'human game sides (validation)'],
+    ['engine', share(base.engine), 'engine game sides (validation)'],
+    ['player', share(mine), `${str(p.name)}'s games`],
+  ];
+  const W = 300;
+  const H = 110;
+  const top = 8;
+  const bottom = 22;
+  const left = 8;
+  const bw = (W - 2 * left) / bins;
+  const max = Math.max(0.01, ...series.flatMap((x) => x[1]));
+  const svg = s('svg', {
+    class: 'rate-hist',
+    viewBox: `0 0 ${W} ${H}`,
+    role: 'img',
+    'aria-label': `Positive rates of ${str(p.name)}'s ${rates.length} games against the baseline`,
+    focusable: 'false',
+  });
+  series.forEach(([cls, vals, label], k) => {
+    vals.forEach((v, b) => {
+      const hgt = (v / max) * (H - top - bottom);
+      const lo = b === 0 ? 0 : edges[b - 1];
+      svg.append(
+        s('rect', { class: `rh-${cls}`, x: left + b * bw + 1 + k * ((bw - 2) / 3), y: H - bottom - hgt, width: (bw - 2) / 3, height: hgt },
+          svgTitle(`${label}: ${(v * 100).toFixed(0)}% with a positive rate of ${Math.round(lo * 100)}–${Math.round(edges[b] * 100)}%`)),
+      );
+    });
+  });
+  for (const b of [0, bins / 2, bins]) {
+    const at = b === 0 ? 0 : edges[b - 1];
+    svg.append(s('text', { class: 'dc-label', x: left + b * bw, y: H - 6, 'text-anchor': b === 0 ? 'start' : b === bins ? 'end' : 'middle', text: `${Math.round(at * 100)}%` }));
+  }
+  return h(
+    'figure',
+    { class: 'rate-figure' },
+    svg,
+    h('figcaption', null,
+      `Share of good moves flagged engine-like, per game: ${str(p.name)} (${rates.length} game${rates.length === 1 ? '' : 's'}) against the model's validation games, `,
+      h('span', { class: 'lg rh-human', 'aria-hidden': 'true' }), ' human sides, ',
+      h('span', { class: 'lg rh-engine', 'aria-hidden': 'true' }), ' engine sides, ',
+      h('span', { class: 'lg rh-player', 'aria-hidden': 'true' }), ' this player.'),
+  );
+}
+
+/**
+ * The move map (Burnham's Figure 32): one row per game, one cell per ply, coloured by
+ * phase — opening (book or early), middlegame (evaluation within ±3 pawns), decided —
+ * with the moves the classifier flagged marked. Click a row to open the game.
+ */
+export function renderMoveMap(container, report, { selected = null, onSelect } = {}) {
+  container.replaceChildren();
+  const games = arr(report?.games).filter((g) => g && !g.error);
+  if (!games.length) return;
+  const longest = Math.max(1, ...games.map((g) => arr(g.plies).length));
+  const cell = Math.max(3, Math.min(8, Math.floor(760 / longest)));
+  const row = 12;
+  const labelW = 34;
+  const svg = s('svg', {
+    class: 'move-map',
+    viewBox: `0 0 ${labelW + longest * cell} ${games.length * row}`,
+    width: labelW + longest * cell,
+    role: 'img',
+    'aria-label': `Move map of ${games.length} games: phase of each move and the engine-like ones`,
+    focusable: 'false',
+  });
+  games.forEach((g, r) => {
+    const y = r * row;
+    const index = isNum(g.index) ? g.index : r;
+    const group = s('g', { class: `mm-row${index === selected ? ' selected' : ''}`, 'data-game': index });
+    group.append(s('text', { class: 'dc-label', x: labelW - 4, y: y + row - 3, 'text-anchor': 'end', text: String(index + 1) }));
+    arr(g.plies).forEach((p, i) => {
+      let cls = 'mm-pending';
+      let what = 'not analysed';
+      if (p.excluded === 'book' || p.excluded === 'early') {
+        cls = 'mm-opening';
+        what = 'opening';
+      } else if (p.excluded === 'decided') {
+        cls = 'mm-decided';
+        what = 'decided position';
+      } else if (p.searched) {
+        cls = 'mm-middle';
+        what = 'middlegame';
+      } else if (p.excluded) {
+        cls = 'mm-other';
+        what = exclusionText(p.excluded);
+      }
+      if (p.engineLike) {
+        cls = 'mm-flag';
+        what = `engine-like (${pct(p.engineProbability ?? 0)})`;
+      }
+      group.append(
+        s('rect', { class: cls, x: labelW + i * cell, y: y + 1, width: cell - 0.5, height: row - 2 },
+          svgTitle(`Game ${index + 1}, ${moveNo(p)} ${str(p.san)}: ${what}`)),
+      );
+    });
+    group.addEventListener('click', () => onSelect?.(index));
+    svg.append(group);
+  });
+  const flagged = games.reduce((n, g) => n + arr(g.plies).filter((p) => p.engineLike).length, 0);
+  container.append(
+    h('figure', { class: 'move-map-figure' },
+      h('div', { class: 'table-scroll' }, svg),
+      h('figcaption', null,
+        h('span', { class: 'lg mm-opening', 'aria-hidden': 'true' }), ' opening ',
+        h('span', { class: 'lg mm-middle', 'aria-hidden': 'true' }), ' middlegame ',
+        h('span', { class: 'lg mm-decided', 'aria-hidden': 'true' }), ' decided ',
+        h('span', { class: 'lg mm-flag', 'aria-hidden': 'true' }), ` engine-like (${flagged}) `,
+        report?.classifier ? '' : '— no classifier for these settings, so nothing is flagged.')),
+  );
 }
 
 /** Time use (from clock data): mean, spread, the most regular stretch, fast moves. */

@@ -425,9 +425,12 @@ test('screening mode: the zig-zag protocol in the page equals the CLI, with the 
   assert.ok(matchLines.some((l) => /^Greedy [01-]{4} NON MATCH \(5\.\.\.Bxd1\), delta2 = -\d/.test(l)), text);
   const [res] = await Promise.all([page.waitForEvent('download'), page.click('#export-results')]);
   assert.match(fs.readFileSync(await res.path(), 'utf8'), /matches at depth {2}5:/);
-  // Review reports have no log to download.
+  // Back to review: its defaults return, the single-line settings hide.
+  await page.click('#settings summary');
+  assert.ok(await page.isVisible('#slm-depth'));
   await page.selectOption('#mode', 'review');
   assert.equal(await page.inputValue('#lines'), '4');
+  assert.ok(!(await page.isVisible('#slm-depth')));
   assert.deepEqual(errors, []);
   await context.close();
 });
