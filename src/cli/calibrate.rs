@@ -174,33 +174,45 @@ fn fit(a: FitArgs) -> Result<()> {
     let (Some(settings), Some(engine)) = (settings, engine) else {
         bail!("no reports");
     };
+    // One c shared by the bands (profile likelihood), then s per band at that c: the
+    // bands differ in s alone, so the table is monotone and the IPR well defined.
+    let used: Vec<usize> = (0..BANDS.len())
+        .filter(|&k| samples[k].iter().any(|t| t.deltas.len() > 1))
+        .collect();
+    let pooled: Vec<Vec<regan::Tested>> = used.iter().map(|&k| samples[k].clone()).collect();
+    let (c, c_range) = regan::fit_common_c(&pooled).context("no band has a usable move")?;
+    eprintln!("common c = {c:.3} (95%: {:.3}-{:.3})", c_range.0, c_range.1);
     let mut bands = Vec::new();
-    for (k, s) in samples.iter().enumerate() {
-        let Some(f) = regan::fit(s) else { continue };
+    for &k in &used {
+        let s = &samples[k];
+        let Some((sv, s_range, _)) = regan::fit_s(s, c) else {
+            continue;
+        };
+        let moves = s.iter().filter(|t| t.deltas.len() > 1).count();
         let mean = ratings[k].iter().map(|&e| f64::from(e)).sum::<f64>() / ratings[k].len() as f64;
+        let own = regan::fit(s);
         eprintln!(
-            "band {}-{}: {} sides, {} moves, mean Elo {mean:.0}: s = {:.3} ({:.3}-{:.3}), c = {:.2} ({:.2}-{:.2})",
+            "band {}-{}: {} sides, {moves} moves, mean Elo {mean:.0}: s = {sv:.3} ({:.3}-{:.3}) at c = {c:.3}{}",
             BANDS[k].0,
             BANDS[k].1,
             ratings[k].len(),
-            f.moves,
-            f.s,
-            f.s_range.0,
-            f.s_range.1,
-            f.c,
-            f.c_range.0,
-            f.c_range.1
+            s_range.0,
+            s_range.1,
+            own.map_or(String::new(), |f| format!(
+                "; the band alone: s = {:.3}, c = {:.2} (c {:.2}-{:.2})",
+                f.s, f.c, f.c_range.0, f.c_range.1
+            ))
         );
         bands.push(Band {
             lo: BANDS[k].0,
             hi: BANDS[k].1,
             mean_elo: mean,
             sides: ratings[k].len(),
-            moves: f.moves,
-            s: f.s,
-            c: f.c,
-            s_range: f.s_range,
-            c_range: f.c_range,
+            moves,
+            s: sv,
+            c,
+            s_range,
+            c_range,
         });
     }
     let table = Calibration {

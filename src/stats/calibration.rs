@@ -195,7 +195,8 @@ impl Calibration {
         key(settings) == key(&self.settings) && engine.build == self.engine.build
     }
 
-    /// (s, c) at a rating.
+    /// (s, c) at a rating: the bands' values at their mean ratings, log-linear in s and
+    /// linear in c between them, the end bands' beyond.
     pub fn params_at(&self, elo: f64) -> Option<(f64, f64)> {
         let b = &self.bands;
         let first = b.first()?;
@@ -211,7 +212,9 @@ impl Calibration {
             .position(|w| w[0].mean_elo <= elo && elo <= w[1].mean_elo)?;
         let (x, y) = (&b[i], &b[i + 1]);
         let f = (elo - x.mean_elo) / (y.mean_elo - x.mean_elo);
-        Some((x.s + f * (y.s - x.s), x.c + f * (y.c - x.c)))
+        // s spans orders of magnitude across the ratings: interpolate its logarithm.
+        let s = libm::exp(libm::log(x.s) + f * (libm::log(y.s) - libm::log(x.s)));
+        Some((s, x.c + f * (y.c - x.c)))
     }
 
     /// The IPR of a sample (`None` without usable moves or bands).
@@ -290,8 +293,9 @@ mod tests {
         let t = table();
         assert_eq!(t.params_at(1000.0), Some((0.20, 0.45)));
         assert_eq!(t.params_at(3200.0), Some((0.06, 0.55)));
+        // Half-way from 1500 to 2100: the geometric mean of s, the mean of c.
         let (s, c) = t.params_at(1800.0).unwrap();
-        assert!((s - 0.16).abs() < 1e-12 && (c - 0.475).abs() < 1e-12);
+        assert!((s - (0.20f64 * 0.12).sqrt()).abs() < 1e-12 && (c - 0.475).abs() < 1e-12);
         let json = t.to_json();
         assert_eq!(Calibration::from_json(&json).unwrap(), t);
     }
@@ -361,6 +365,9 @@ mod tests {
         assert!(t.applies_to(&Settings::default(), &lite));
         assert!(t.bands.len() >= 3);
         assert!(t.bands.windows(2).all(|w| w[0].mean_elo < w[1].mean_elo));
+        // Stronger players are more sensitive: s falls with the rating, so the IPR is
+        // well defined.
+        assert!(t.bands.windows(2).all(|w| w[0].s > w[1].s), "{:?}", t.bands);
         for b in &t.bands {
             assert!(b.moves >= 100, "{b:?}");
             assert!(b.s_range.0 <= b.s && b.s <= b.s_range.1);

@@ -176,7 +176,7 @@ pub struct Fit {
 }
 
 /// The search box of the fit.
-pub const S_RANGE: (f64, f64) = (0.005, 2.0);
+pub const S_RANGE: (f64, f64) = (0.005, 10.0);
 /// The search box of the fit.
 pub const C_RANGE: (f64, f64) = (0.1, 6.0);
 const REGION: f64 = 3.0;
@@ -251,6 +251,83 @@ pub fn fit(sample: &[Tested]) -> Option<Fit> {
     })
 }
 
+/// The maximum-likelihood `s` of a sample at a fixed `c`, with its 95% likelihood
+/// interval (within 1.92 log-likelihood units: χ²₁(0.95) / 2), and the maximum.
+/// `None` when no move has two candidates.
+pub fn fit_s(sample: &[Tested], c: f64) -> Option<(f64, (f64, f64), f64)> {
+    if !sample.iter().any(|t| t.deltas.len() > 1) {
+        return None;
+    }
+    let eval = |s: f64| log_likelihood(sample, s, c);
+    let mut points: Vec<(f64, f64)> = grid(S_RANGE, 40, true)
+        .into_iter()
+        .map(|s| (s, eval(s)))
+        .collect();
+    let mut best = *points.iter().max_by(|a, b| a.1.total_cmp(&b.1))?;
+    let mut ds = 1.2f64;
+    for _ in 0..3 {
+        let lo = (best.0 / ds).max(S_RANGE.0);
+        let hi = (best.0 * ds).min(S_RANGE.1);
+        for s in grid((lo, hi), 9, true) {
+            let p = (s, eval(s));
+            if p.1 > best.1 {
+                best = p;
+            }
+            points.push(p);
+        }
+        ds = ds.sqrt();
+    }
+    let inside: Vec<f64> = points
+        .iter()
+        .filter(|p| p.1 >= best.1 - 1.92)
+        .map(|p| p.0)
+        .collect();
+    let lo = inside.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = inside.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    Some((best.0, (lo, hi), best.1))
+}
+
+/// One `c` for several samples (rating bands), each with its own `s`: the maximum of
+/// the profile likelihood `Σ_k max_s LL_k(s, c)`, with its 95% interval (1.92 units).
+/// Regan's `s` and `c` trade off against each other; with one shared `c` the bands
+/// differ in `s` alone, which keeps a rating ↔ parameters table monotone.
+pub fn fit_common_c(samples: &[Vec<Tested>]) -> Option<(f64, (f64, f64))> {
+    let profile = |c: f64| -> f64 {
+        samples
+            .iter()
+            .filter_map(|s| fit_s(s, c).map(|f| f.2))
+            .sum()
+    };
+    let mut points: Vec<(f64, f64)> = grid((0.2, 3.0), 15, false)
+        .into_iter()
+        .map(|c| (c, profile(c)))
+        .collect();
+    let mut best = *points.iter().max_by(|a, b| a.1.total_cmp(&b.1))?;
+    let mut dc = 0.2f64;
+    for _ in 0..3 {
+        for c in grid(
+            ((best.0 - dc).max(C_RANGE.0), (best.0 + dc).min(C_RANGE.1)),
+            7,
+            false,
+        ) {
+            let p = (c, profile(c));
+            if p.1 > best.1 {
+                best = p;
+            }
+            points.push(p);
+        }
+        dc /= 3.0;
+    }
+    let inside: Vec<f64> = points
+        .iter()
+        .filter(|p| p.1 >= best.1 - 1.92)
+        .map(|p| p.0)
+        .collect();
+    let lo = inside.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = inside.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    Some((best.0, (lo, hi)))
+}
+
 /// Moves sampled from the model, for tests here and in the calibration.
 #[cfg(test)]
 pub(crate) mod tests_support {
@@ -307,6 +384,21 @@ mod tests {
     use super::tests_support::sample;
     use super::*;
     use crate::{eval::regan_delta, uci::Score};
+
+    #[test]
+    fn a_common_c_and_per_band_s_are_recovered() {
+        // Two "bands" with different s and the same c.
+        let weak = sample(0.3, 0.6, 1500, 11);
+        let strong = sample(0.08, 0.6, 1500, 12);
+        let (c, (lo, hi)) = fit_common_c(&[weak.clone(), strong.clone()]).unwrap();
+        assert!(lo <= 0.6 && 0.6 <= hi, "c = {c} ({lo}-{hi})");
+        assert!((c - 0.6).abs() < 0.25, "{c}");
+        let (sw, (wlo, whi), _) = fit_s(&weak, c).unwrap();
+        let (ss, (slo, shi), _) = fit_s(&strong, c).unwrap();
+        assert!(ss < sw, "the stronger band has the smaller s: {ss} vs {sw}");
+        assert!(wlo <= sw && sw <= whi && slo <= ss && ss <= shi);
+        assert!(shi < wlo, "the intervals separate the bands");
+    }
 
     #[test]
     fn probabilities_sum_to_one_and_fall_with_delta() {
