@@ -105,6 +105,19 @@ pub fn normalise_report(json: &str) -> Result<String, JsError> {
     Ok(report.to_json())
 }
 
+/// The shipped move classifier's probability for every ply of a saved report (JSON), as
+/// JSON `[[p or null, ...] per game]`, whatever the report's settings (see
+/// `Classifier::report_probabilities`); an error when no model ships.
+#[wasm_bindgen(js_name = engineProbabilities)]
+pub fn engine_probabilities(json: &str) -> Result<String, JsError> {
+    let report = Report::from_json(json)
+        .map_err(|e| JsError::new(&format!("not a fairsight report: {e}")))?;
+    let model = crate::model::classifier::Classifier::builtin()
+        .ok_or_else(|| JsError::new("no move classifier is built in"))?;
+    serde_json::to_string(&model.report_probabilities(&report))
+        .map_err(|e| JsError::new(&e.to_string()))
+}
+
 /// Renders a saved report (JSON) as annotated PGN.
 #[wasm_bindgen(js_name = annotateReport)]
 pub fn annotate_report(json: &str) -> Result<String, JsError> {

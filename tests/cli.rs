@@ -849,3 +849,188 @@ fn the_cache_makes_a_second_run_free_and_identical() {
     assert!(!third.contains("from the cache"), "{third}");
     assert_ne!(read_json(&a)["settings"], read_json(&c)["settings"]);
 }
+
+#[test]
+fn the_training_chain_fits_a_model_that_analyze_applies() {
+    if !node_engine_present() {
+        return;
+    }
+    // `train sample` cuts games to a FEN start after the skipped plies.
+    let o = fairsight(&[
+        "train",
+        "sample",
+        "tests/fixtures/selfplay.pgn",
+        "--games",
+        "4",
+        "--skip-min",
+        "4",
+        "--max-plies",
+        "20",
+        "--min-plies",
+        "10",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let cut = stdout(&o);
+    assert_eq!(cut.matches("[FEN ").count(), 4, "{cut}");
+    assert!(
+        !cut.contains("1. e4 c5"),
+        "the first 4 plies are skipped: {cut}"
+    );
+
+    // Engine self-play against the human fixtures, shallow and without the book.
+    let shallow = [
+        "--book",
+        "none",
+        "--depth",
+        "6",
+        "--multipv",
+        "2",
+        "--quiet",
+    ];
+    let engine = tmp("train-engine.json");
+    let mut args = vec![
+        "analyze",
+        "tests/fixtures/selfplay.pgn",
+        "--json",
+        engine.to_str().unwrap(),
+    ];
+    args.extend(shallow);
+    let o = fairsight(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let human = tmp("train-human.json");
+    let mut args = vec![
+        "analyze",
+        "tests/fixtures/rated.pgn",
+        "tests/fixtures/legal-trap.pgn",
+        "tests/fixtures/three-games-one-illegal.pgn",
+        "--json",
+        human.to_str().unwrap(),
+    ];
+    args.extend(shallow);
+    let o = fairsight(&args);
+    assert!(
+        o.status.code() == Some(0) || o.status.code() == Some(1),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        read_json(&engine)["classifier"].is_null(),
+        "the shipped model is for the defaults only"
+    );
+
+    let model = tmp("train-model.json");
+    let card = tmp("train-card.md");
+    let o = fairsight(&[
+        "train",
+        "fit",
+        "--engine",
+        engine.to_str().unwrap(),
+        "--human",
+        human.to_str().unwrap(),
+        "--out",
+        model.to_str().unwrap(),
+        "--card",
+        card.to_str().unwrap(),
+        "--folds",
+        "2",
+        "--trees",
+        "10",
+        "--source",
+        "fixtures",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let m = read_json(&model);
+    assert_eq!(m["settings"]["limit"]["depth"], 6);
+    assert!(
+        matches!(m["model"]["kind"].as_str(), Some("forest" | "logistic")),
+        "{m}"
+    );
+    assert!(!m["features"].as_array().unwrap().is_empty());
+    let card_text = std::fs::read_to_string(&card).unwrap();
+    for model in ["random forest", "logistic", "naive Bayes"] {
+        assert!(
+            card_text.to_lowercase().contains(&model.to_lowercase()),
+            "{model}: {card_text}"
+        );
+    }
+    assert!(card_text.contains("Reliability"), "{card_text}");
+
+    // analyze --model applies it to reports with the model's settings.
+    let scored = tmp("train-scored.json");
+    let mut args = vec![
+        "analyze",
+        "tests/fixtures/selfplay.pgn",
+        "--model",
+        model.to_str().unwrap(),
+        "--json",
+        scored.to_str().unwrap(),
+        "--pgn",
+    ];
+    let annotated = tmp("train-scored.pgn");
+    args.push(annotated.to_str().unwrap());
+    args.extend(shallow);
+    let o = fairsight(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = read_json(&scored);
+    assert_eq!(r["classifier"], m["name"]);
+    let probs: Vec<Value> = r["games"][0]["plies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["engineProbability"].clone())
+        .collect();
+    assert!(
+        probs.iter().filter(|p| p.is_number()).count() >= 5,
+        "{probs:?}"
+    );
+    assert!(
+        r["games"][0]["sides"]["white"]["classifier"]["classified"]
+            .as_u64()
+            .unwrap()
+            >= 3
+    );
+    assert!(r["players"][0]["classifier"].is_object());
+
+    // `train probabilities` gives the same numbers from the saved report.
+    let o = fairsight(&[
+        "train",
+        "probabilities",
+        scored.to_str().unwrap(),
+        "--model",
+        model.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let again: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(again[0], Value::Array(probs));
+
+    // Engine-like moves get $5 and their confidence in the annotated PGN when flagged.
+    let flagged = r["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["plies"].as_array().unwrap())
+        .filter(|p| p["engineLike"] == true)
+        .count();
+    let pgn = std::fs::read_to_string(&annotated).unwrap();
+    assert_eq!(pgn.matches("Engine-like move").count(), flagged, "{pgn}");
+
+    // Other settings: the model does not apply.
+    let other = tmp("train-other.json");
+    let o = fairsight(&[
+        "analyze",
+        "tests/fixtures/legal-trap.pgn",
+        "--model",
+        model.to_str().unwrap(),
+        "--book",
+        "none",
+        "--depth",
+        "5",
+        "--multipv",
+        "2",
+        "--quiet",
+        "--json",
+        other.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(read_json(&other)["classifier"].is_null());
+}

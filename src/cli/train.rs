@@ -23,6 +23,18 @@ pub enum TrainCmd {
     /// Build the balanced dataset from analysed reports, cross-validate the models and
     /// write the chosen one.
     Fit(super::train_fit::FitArgs),
+    /// Print the move classifier's probability for every ply of a saved report, as JSON
+    /// (`[[p or null, ...] per game]`), whatever settings the report was made with.
+    Probabilities(ProbabilitiesArgs),
+}
+
+#[derive(Args)]
+pub struct ProbabilitiesArgs {
+    /// A JSON report of `fairsight analyze`.
+    report: PathBuf,
+    /// The model [default: the shipped one].
+    #[arg(long)]
+    model: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -56,7 +68,32 @@ pub fn run(cmd: TrainCmd) -> Result<()> {
     match cmd {
         TrainCmd::Sample(a) => sample(a),
         TrainCmd::Fit(a) => super::train_fit::fit(a),
+        TrainCmd::Probabilities(a) => probabilities(a),
     }
+}
+
+fn probabilities(a: ProbabilitiesArgs) -> Result<()> {
+    let text = std::fs::read_to_string(&a.report)
+        .with_context(|| format!("reading {}", a.report.display()))?;
+    let report = fairsight::report::Report::from_json(&text)
+        .map_err(|e| anyhow::anyhow!("{}: not a fairsight report: {e}", a.report.display()))?;
+    let own;
+    let model = match &a.model {
+        Some(path) => {
+            let t = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            own = fairsight::model::classifier::Classifier::from_json(&t)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            &own
+        }
+        None => fairsight::model::classifier::Classifier::builtin()
+            .context("no move classifier is built in (models/move-classifier.json)")?,
+    };
+    println!(
+        "{}",
+        serde_json::to_string(&model.report_probabilities(&report))?
+    );
+    Ok(())
 }
 
 fn tag<'a>(g: &'a Game, name: &str) -> Option<&'a str> {

@@ -8,6 +8,7 @@ import http from 'node:http';
 import path from 'node:path';
 import {
   analysePgn,
+  cli,
   cliReport,
   fixture,
   launch,
@@ -431,6 +432,29 @@ test('screening mode: the zig-zag protocol in the page equals the CLI, with the 
   await page.selectOption('#mode', 'review');
   assert.equal(await page.inputValue('#lines'), '4');
   assert.ok(!(await page.isVisible('#slm-depth')));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the committed move classifier gives the same probabilities in wasm as natively', async () => {
+  const { context, page, errors } = await openPage(browser, `${site.origin}/${SHALLOW}`);
+  // A real report (the CLI, depth 8): the model was trained at the defaults, so these
+  // numbers are only indicative, but both builds must compute the same bits from them.
+  const file = path.join(root, 'target', `classifier-${process.pid}.json`);
+  fs.writeFileSync(file, cliTrapReport());
+  const native = cli(['train', 'probabilities', file]).trim();
+  const wasm = await page.evaluate(async (json) => {
+    const core = await import('/www/pkg/fairsight.js');
+    return core.engineProbabilities(json);
+  }, fs.readFileSync(file, 'utf8'));
+  fs.rmSync(file);
+  assert.equal(wasm, native);
+  const probs = JSON.parse(wasm)[0];
+  assert.equal(probs.length, 13);
+  const scored = probs.filter((p) => p !== null);
+  assert.ok(scored.length >= 2, `candidate moves scored: ${wasm}`);
+  assert.ok(scored.every((p) => p >= 0 && p <= 1), wasm);
+  assert.equal(probs[0], null, 'book moves are not scored');
   assert.deepEqual(errors, []);
   await context.close();
 });

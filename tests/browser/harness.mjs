@@ -98,6 +98,13 @@ export function cliReport(pgnFile, args) {
   return text;
 }
 
+/** Runs the CLI (debug build) and returns its stdout. */
+export function cli(args) {
+  const bin = path.join(root, 'target', 'debug', 'fairsight');
+  if (!fs.existsSync(bin)) execFileSync('cargo', ['build', '--quiet'], { cwd: root });
+  return execFileSync(bin, args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
 export function shot(page, name) {
   return page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
 }
