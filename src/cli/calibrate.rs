@@ -293,7 +293,11 @@ fn validate(a: ValidateArgs) -> Result<()> {
     for (name, zs) in [("MM", &mm), ("EV", &ev), ("ASD", &asd)] {
         let (m, sd) = mean_sd(zs);
         let over = zs.iter().filter(|z| z.abs() >= 2.75).count();
-        println!("  z {name:<3}: mean {m:+.2}, SD {sd:.2}, |z| >= 2.75: {over}");
+        // Stouffer's combination: the sides' evidence together, as one z.
+        let pooled = zs.iter().sum::<f64>() / (zs.len() as f64).sqrt();
+        println!(
+            "  z {name:<3}: mean {m:+.2}, SD {sd:.2}, |z| >= 2.75: {over}, all sides together (Stouffer) {pooled:+.2}"
+        );
     }
     if !ipr_err.is_empty() {
         let (m, sd) = mean_sd(&ipr_err);

@@ -224,11 +224,12 @@ fn solve(mut a: Vec<Vec<f64>>, mut r: Vec<f64>) -> Vec<f64> {
         if d.abs() < 1e-12 {
             continue;
         }
+        let pivot = a[col].clone();
         for row in 0..k {
             if row != col {
                 let f = a[row][col] / d;
-                for c in col..k {
-                    a[row][c] -= f * a[col][c];
+                for (x, p) in a[row].iter_mut().zip(&pivot).skip(col) {
+                    *x -= f * p;
                 }
                 r[row] -= f * r[col];
             }
