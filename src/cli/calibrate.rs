@@ -185,14 +185,16 @@ fn fit(a: FitArgs) -> Result<()> {
     let mut bands = Vec::new();
     for &k in &used {
         let s = &samples[k];
-        let Some((sv, s_range, _)) = regan::fit_s(s, c) else {
+        // s by matching the band's observed top-move rate at the common c (the ML s
+        // alone left clean players' screening z-scores biased upwards by ~0.4).
+        let Some((sv, s_range)) = regan::fit_s_by_mm(s, c) else {
             continue;
         };
         let moves = s.iter().filter(|t| t.deltas.len() > 1).count();
         let mean = ratings[k].iter().map(|&e| f64::from(e)).sum::<f64>() / ratings[k].len() as f64;
         let own = regan::fit(s);
         eprintln!(
-            "band {}-{}: {} sides, {moves} moves, mean Elo {mean:.0}: s = {sv:.3} ({:.3}-{:.3}) at c = {c:.3}{}",
+            "band {}-{}: {} sides, {moves} moves, mean Elo {mean:.0}: s = {sv:.3} (MM z within 1.96: {:.3}-{:.3}) at c = {c:.3}{}",
             BANDS[k].0,
             BANDS[k].1,
             ratings[k].len(),

@@ -337,6 +337,35 @@ fn leaf(nodes: &[Node], x: &[f64]) -> f64 {
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_shipped_model_is_for_the_default_engine_and_settings() {
+        let m = Classifier::builtin().expect("models/move-classifier.json holds a model");
+        let lite = EngineInfo {
+            name: "Stockfish 19 Lite WASM".into(),
+            build: "stockfish-19-lite-single".into(),
+        };
+        assert!(m.applies_to(&Settings::default(), &lite));
+        assert!(!m.features.is_empty());
+        assert!(
+            m.features
+                .iter()
+                .all(|f| FEATURE_NAMES.contains(&f.as_str()))
+        );
+        // Its baseline counts human and engine game sides.
+        assert!(m.baseline.human.iter().sum::<usize>() >= 20);
+        assert!(m.baseline.engine.iter().sum::<usize>() >= 20);
+        // Serialisation round trip.
+        assert_eq!(&Classifier::from_json(&m.to_json()).unwrap(), m);
+        // Probabilities stay in [0, 1] on arbitrary inputs.
+        for k in 0..50 {
+            let x: Vec<f64> = (0..m.features.len())
+                .map(|i| ((k * 7 + i * 13) % 23) as f64 / 4.0 - 2.0)
+                .collect();
+            let p = m.probability(&x);
+            assert!((0.0..=1.0).contains(&p), "{p}");
+        }
+    }
+
     fn forest() -> Classifier {
         Classifier {
             name: "test".into(),

@@ -287,6 +287,45 @@ pub fn fit_s(sample: &[Tested], c: f64) -> Option<(f64, (f64, f64), f64)> {
     Some((best.0, (lo, hi), best.1))
 }
 
+/// The `s` at a fixed `c` whose projected top-move match rate equals the sample's
+/// observed one (Regan fits his parameters by matching projections to observations),
+/// with the range of `s` over which the MM z-score stays within ±1.96. Projected MM
+/// falls as `s` grows, so each is found by bisection on `ln s` within [`S_RANGE`]
+/// (clamped to its ends when the sample lies beyond them). `None` without usable moves.
+pub fn fit_s_by_mm(sample: &[Tested], c: f64) -> Option<(f64, (f64, f64))> {
+    project(sample, 1.0, c)?;
+    // z(s) = (observed − projected(s)) / sd(s): increasing in s.
+    let z = |s: f64| {
+        let p = project(sample, s, c).map(|p| p.mm);
+        p.map_or(0.0, |m| {
+            if m.sd > 0.0 {
+                (m.observed - m.projected) / m.sd
+            } else {
+                0.0
+            }
+        })
+    };
+    let solve = |target: f64| {
+        let (mut lo, mut hi) = (libm::log(S_RANGE.0), libm::log(S_RANGE.1));
+        if z(libm::exp(lo)) >= target {
+            return S_RANGE.0;
+        }
+        if z(libm::exp(hi)) <= target {
+            return S_RANGE.1;
+        }
+        for _ in 0..60 {
+            let mid = 0.5 * (lo + hi);
+            if z(libm::exp(mid)) < target {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        libm::exp(0.5 * (lo + hi))
+    };
+    Some((solve(0.0), (solve(-1.96), solve(1.96))))
+}
+
 /// One `c` for several samples (rating bands), each with its own `s`: the maximum of
 /// the profile likelihood `Σ_k max_s LL_k(s, c)`, with its 95% interval (1.92 units).
 /// Regan's `s` and `c` trade off against each other; with one shared `c` the bands
@@ -398,6 +437,35 @@ mod tests {
         assert!(ss < sw, "the stronger band has the smaller s: {ss} vs {sw}");
         assert!(wlo <= sw && sw <= whi && slo <= ss && ss <= shi);
         assert!(shi < wlo, "the intervals separate the bands");
+    }
+
+    #[test]
+    fn the_mm_matching_s_reproduces_the_observed_match_rate() {
+        let weak = sample(0.3, 0.6, 1500, 11);
+        let strong = sample(0.08, 0.6, 1500, 12);
+        let (sw, (wlo, whi)) = fit_s_by_mm(&weak, 0.6).unwrap();
+        let (ss, (slo, shi)) = fit_s_by_mm(&strong, 0.6).unwrap();
+        // At the true c it lands near the true s, inside its own interval.
+        assert!((sw / 0.3 - 1.0).abs() < 0.35, "{sw}");
+        assert!((ss / 0.08 - 1.0).abs() < 0.35, "{ss}");
+        assert!(wlo < sw && sw < whi && slo < ss && ss < shi);
+        assert!(shi < wlo, "the intervals separate the bands");
+        // By construction the projection then equals the observation.
+        for (smp, s) in [(&weak, sw), (&strong, ss)] {
+            let mm = project(smp, s, 0.6).unwrap().mm;
+            assert!((mm.projected - mm.observed).abs() < 1e-6, "{mm:?}");
+            assert!(mm.z.unwrap().abs() < 1e-3);
+        }
+        // A sample that always plays the top move is beyond the range: the smallest s.
+        let perfect: Vec<Tested> = strong
+            .iter()
+            .map(|t| Tested {
+                played: t.top,
+                ..t.clone()
+            })
+            .collect();
+        assert_eq!(fit_s_by_mm(&perfect, 0.6).unwrap().0, S_RANGE.0);
+        assert!(fit_s_by_mm(&[], 0.6).is_none());
     }
 
     #[test]
