@@ -41,7 +41,7 @@ pub struct Band {
     pub s: f64,
     /// Consistency.
     pub c: f64,
-    /// 95% region of s.
+    /// Interval of s: where the band's MM z-score stays within ±1.96 (`calibrate fit`).
     pub s_range: (f64, f64),
     /// 95% region of c.
     pub c_range: (f64, f64),
