@@ -251,6 +251,17 @@ pub fn fit(sample: &[Tested]) -> Option<Fit> {
     })
 }
 
+/// The range of the parameter over the `(parameter, log-likelihood)` points at or above
+/// `floor`: a likelihood interval.
+fn within(points: &[(f64, f64)], floor: f64) -> (f64, f64) {
+    points
+        .iter()
+        .filter(|p| p.1 >= floor)
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+            (lo.min(p.0), hi.max(p.0))
+        })
+}
+
 /// The maximum-likelihood `s` of a sample at a fixed `c`, with its 95% likelihood
 /// interval (within 1.92 log-likelihood units: χ²₁(0.95) / 2), and the maximum.
 /// `None` when no move has two candidates.
@@ -277,14 +288,7 @@ pub fn fit_s(sample: &[Tested], c: f64) -> Option<(f64, (f64, f64), f64)> {
         }
         ds = ds.sqrt();
     }
-    let inside: Vec<f64> = points
-        .iter()
-        .filter(|p| p.1 >= best.1 - 1.92)
-        .map(|p| p.0)
-        .collect();
-    let lo = inside.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = inside.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    Some((best.0, (lo, hi), best.1))
+    Some((best.0, within(&points, best.1 - 1.92), best.1))
 }
 
 /// The `s` at a fixed `c` whose projected top-move match rate equals the sample's
@@ -357,14 +361,7 @@ pub fn fit_common_c(samples: &[Vec<Tested>]) -> Option<(f64, (f64, f64))> {
         }
         dc /= 3.0;
     }
-    let inside: Vec<f64> = points
-        .iter()
-        .filter(|p| p.1 >= best.1 - 1.92)
-        .map(|p| p.0)
-        .collect();
-    let lo = inside.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = inside.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    Some((best.0, (lo, hi)))
+    Some((best.0, within(&points, best.1 - 1.92)))
 }
 
 /// Moves sampled from the model, for tests here and in the calibration.
