@@ -3,7 +3,7 @@
 //     node, on the same positions and node budget;
 //  2. wall time of an 80-ply game in review mode (defaults: depth 14, 4 lines) with 1 and
 //     2 workers, the efficiency ratio (summed busy time of the workers ÷ workers ÷ wall)
-//     and the time to the first analysed move.
+//     the time to the first analysed move and the page's main-thread busy time.
 // Usage: node scripts/bench-web.mjs [--depth N] [--lines N] [--nodes N] [--plies N]
 // Needs scripts/install.sh and scripts/build-web.sh first.
 import fs from 'node:fs';
@@ -159,16 +159,23 @@ try {
       browser,
       `${site.origin}/?nosw=1&depth=${depth}&lines=${lines}&workers=${workers}${chunk ? `&chunk=${chunk}` : ''}`,
     );
+    // The page's main thread competes with the workers for the cores: its busy time.
+    const cdp = await c.newCDPSession(p);
+    await cdp.send('Performance.enable');
+    const taskSeconds = async () =>
+      (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration').value;
+    const main0 = await taskSeconds();
     await p.fill('#pgn', game.pgn);
     await p.click('#analyse');
     await p.waitForFunction(() => window.fairsight.state.runs > 0, null, { timeout: 0 });
     const s = await p.evaluate(() => window.fairsight.state.lastRun);
+    const mainBusy = (await taskSeconds()) - main0;
     await c.close();
     rows.push(s);
     console.log(
       `  ${workers} worker(s): wall ${(s.wallMs / 1000).toFixed(1)} s for ${s.positions} positions, ` +
         `busy ${(s.engineMs / 1000).toFixed(1)} s, efficiency ${(s.engineMs / workers / s.wallMs).toFixed(2)}, ` +
-        `first analysed move after ${(s.firstMs / 1000).toFixed(1)} s`,
+        `first analysed move after ${(s.firstMs / 1000).toFixed(1)} s, main thread busy ${mainBusy.toFixed(1)} s`,
     );
   }
   console.log(`  speed-up 2 vs 1 worker: ${(rows[0].wallMs / rows[1].wallMs).toFixed(2)}`);
