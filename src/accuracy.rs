@@ -57,8 +57,9 @@ pub struct Accuracy {
     pub guid_bratko_plies: usize,
     /// Moves where the played move beat the engine's top line when searched alone.
     pub better_than_engine: usize,
-    /// How engine-like the play was, 0..1 (higher: more). Interim definition until the
-    /// trained models land: `match rate × accuracy / 100`.
+    /// How engine-like the play was, 0..1 (higher: more): `match rate × accuracy / 100`
+    /// here; the report replaces it with the move classifier's mean probability when the
+    /// shipped (or given) model applies to its settings.
     pub engine_score: Option<f64>,
 }
 

@@ -164,6 +164,13 @@ function result(game) {
 
 // ---------------------------------------------------------------- game list
 
+/** What the report's engine score is: the classifier's, or the fallback without one. */
+function engineScoreMeaning(report) {
+  return report?.classifier
+    ? 'mean engine probability of the move classifier'
+    : 'match rate × accuracy / 100 (no move classifier for these settings)';
+}
+
 const SIDE_COLS = [
   ['Accuracy', 'Accuracy (%)', (sd) => num(sd.accuracy)],
   ['ACPL', 'Average centipawn loss', (sd) => num(sd.acpl)],
@@ -196,12 +203,13 @@ export function renderGameList(container, report, { selected = null, onSelect } 
   );
   const headSub = h('tr', null);
   for (const side of ['white', 'black']) {
-    SIDE_COLS.forEach(([label, long], i) =>
+    SIDE_COLS.forEach(([label, long0], i) => {
+      const long = label === 'Engine' ? `${long0}: ${engineScoreMeaning(report)}` : long0;
       headSub.append(
         h('th', { scope: 'col', class: `num${i === 0 ? ' group-start' : ''}`, title: `${long}, ${side}` },
           h('abbr', { title: long, text: label })),
-      ),
-    );
+      );
+    });
   }
   const body = h('tbody');
   games.forEach((game, pos) => {
@@ -1055,7 +1063,7 @@ function playerCard(p, report) {
   );
   fact(dl, 'Guid–Bratko error', isNum(p.guidBratko) ? `${num(p.guidBratko, 3)}${isNum(p.guidBratkoPlies) ? ` (${p.guidBratkoPlies} moves)` : ''}` : DASH);
   fact(dl, 'Better than engine', String(p.betterThanEngine ?? 0));
-  fact(dl, 'Engine score', scoreBar(p.engineScore), 'wide');
+  fact(dl, report?.classifier ? 'Engine score (classifier)' : 'Engine score (match × accuracy)', scoreBar(p.engineScore), 'wide');
   card.append(dl);
   card.append(timeFacts(p.time));
 

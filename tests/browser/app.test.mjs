@@ -84,6 +84,12 @@ test('analyses a short game, flags the known blunder, and equals the CLI report'
   assert.match(await page.textContent('#players'), /Time per move5\.3 s/);
   assert.match(await page.textContent('#players'), /Apparent competence \(Haworth\)c = /);
   assert.match(await page.textContent('#players'), /Regan fit of own moves ?s = /);
+  // No move classifier at depth 8: the engine score says it is the fallback.
+  assert.match(await page.textContent('#players'), /Engine score \(match × accuracy\)/);
+  assert.match(
+    await page.getAttribute('#games th abbr[title^="Engine score"]', 'title'),
+    /match rate × accuracy \/ 100 \(no move classifier for these settings\)/,
+  );
   assert.equal(await page.locator('#game svg.competence-chart path.cc-black').count(), 1);
   await shot(page, 'review-game');
   await page.locator('#game').screenshot({ path: path.join(root, 'target', 'screenshots', 'game-view.png') });
