@@ -2,8 +2,8 @@
 //  1. per-worker nps of the engine build in a Web Worker against the same build under
 //     node, on the same positions and node budget;
 //  2. wall time of an 80-ply game in review mode (defaults: depth 14, 4 lines) with 1 and
-//     2 workers, the efficiency ratio (summed busy time of the workers ÷ workers ÷ wall)
-//     the time to the first analysed move and the page's main-thread busy time.
+//     2 workers, the efficiency ratio (summed busy time of the workers ÷ workers ÷ wall),
+//     the time to the first analysed move, and the page's main-thread busy time.
 // Usage: node scripts/bench-web.mjs [--depth N] [--lines N] [--nodes N] [--plies N]
 // Needs scripts/install.sh and scripts/build-web.sh first.
 import fs from 'node:fs';
