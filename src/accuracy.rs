@@ -1,7 +1,8 @@
 //! The accuracy model: per side of a game and per player, from per-move features.
 //!
 //! ACPL, lichess-style accuracy, inaccuracy/mistake/blunder counts, engine top-move match
-//! rate (with a Wilson interval), Guid-Bratko average error, and the interim engine score.
+//! rate (with a Wilson interval), Guid-Bratko average error, and the fallback engine score
+//! (match rate × accuracy; the report uses the move classifier's instead where it applies).
 
 use std::collections::BTreeMap;
 
