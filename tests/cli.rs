@@ -56,6 +56,16 @@ fn read_json(p: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
 }
 
+/// `fairsight analyze ARGS --quiet --json OUT`, which must succeed; the JSON report.
+fn analyze_json(out: &Path, args: &[&str]) -> Value {
+    let mut all = vec!["analyze"];
+    all.extend_from_slice(args);
+    all.extend(["--quiet", "--json", out.to_str().unwrap()]);
+    let o = fairsight(&all);
+    assert!(o.status.success(), "{}", stderr(&o));
+    read_json(out)
+}
+
 #[test]
 fn analyses_a_short_game_and_flags_the_known_blunder() {
     if !node_engine_present() {
@@ -185,23 +195,17 @@ fn the_node_cap_stops_deep_searches_deterministically() {
         return;
     }
     let outs = [tmp("cap-a.json"), tmp("cap-b.json")];
-    for out in &outs {
-        let o = fairsight(&[
-            "analyze",
-            "tests/fixtures/legal-trap.pgn",
-            "--depth",
-            "60",
-            "--max-nodes",
-            "20000",
-            "--multipv",
-            "2",
-            "--json",
-            out.to_str().unwrap(),
-            "--quiet",
-        ]);
-        assert!(o.status.success(), "{}", stderr(&o));
-    }
-    let r = read_json(&outs[0]);
+    let args = [
+        "tests/fixtures/legal-trap.pgn",
+        "--depth",
+        "60",
+        "--max-nodes",
+        "20000",
+        "--multipv",
+        "2",
+    ];
+    let r = analyze_json(&outs[0], &args);
+    analyze_json(&outs[1], &args);
     assert_eq!(r["settings"]["maxNodes"], 20000);
     for p in r["games"][0]["plies"].as_array().unwrap() {
         if p["searched"] == true {
@@ -489,19 +493,16 @@ fn a_polyglot_book_or_none_replaces_the_builtin_one() {
     entry.extend_from_slice(&[0, 1, 0, 0, 0, 0]);
     std::fs::write(&book, &entry).unwrap();
     let json = tmp("polyglot.json");
-    let o = fairsight(&[
-        "analyze",
-        "tests/fixtures/legal-trap.pgn",
-        "--book",
-        book.to_str().unwrap(),
-        "--depth",
-        "3",
-        "--json",
-        json.to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let r = read_json(&json);
+    let r = analyze_json(
+        &json,
+        &[
+            "tests/fixtures/legal-trap.pgn",
+            "--book",
+            book.to_str().unwrap(),
+            "--depth",
+            "3",
+        ],
+    );
     assert_eq!(r["settings"]["book"], "file:e4.bin");
     let plies = r["games"][0]["plies"].as_array().unwrap();
     assert_eq!(plies[0]["excluded"], "book");
@@ -511,19 +512,16 @@ fn a_polyglot_book_or_none_replaces_the_builtin_one() {
         "1... e5 is not in that book"
     );
 
-    let o = fairsight(&[
-        "analyze",
-        "tests/fixtures/legal-trap.pgn",
-        "--book",
-        "none",
-        "--depth",
-        "3",
-        "--json",
-        json.to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let r = read_json(&json);
+    let r = analyze_json(
+        &json,
+        &[
+            "tests/fixtures/legal-trap.pgn",
+            "--book",
+            "none",
+            "--depth",
+            "3",
+        ],
+    );
     assert_eq!(r["settings"]["book"], "none");
     assert_eq!(r["games"][0]["plies"][0]["excluded"], Value::Null);
 
@@ -660,24 +658,21 @@ fn calibration_chain_fits_a_table_and_screens_players_against_their_rating() {
     assert_eq!(ann["evidence"].as_array().unwrap().len(), 0);
 
     // A table made with other settings does not apply.
-    let other = tmp("rated-other.json");
-    let o = fairsight(&[
-        "analyze",
-        "tests/fixtures/rated.pgn",
-        "--calibration",
-        table.to_str().unwrap(),
-        "--book",
-        "none",
-        "--depth",
-        "5",
-        "--multipv",
-        "2",
-        "--quiet",
-        "--json",
-        other.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(read_json(&other)["players"][0]["zScores"].is_null());
+    let other = analyze_json(
+        &tmp("rated-other.json"),
+        &[
+            "tests/fixtures/rated.pgn",
+            "--calibration",
+            table.to_str().unwrap(),
+            "--book",
+            "none",
+            "--depth",
+            "5",
+            "--multipv",
+            "2",
+        ],
+    );
+    assert!(other["players"][0]["zScores"].is_null());
 
     // Bad values are usage errors.
     let o = fairsight(&["analyze", "tests/fixtures/rated.pgn", "--rating", "Ann"]);
@@ -1015,22 +1010,19 @@ fn the_training_chain_fits_a_model_that_analyze_applies() {
     assert_eq!(pgn.matches("Engine-like move").count(), flagged, "{pgn}");
 
     // Other settings: the model does not apply.
-    let other = tmp("train-other.json");
-    let o = fairsight(&[
-        "analyze",
-        "tests/fixtures/legal-trap.pgn",
-        "--model",
-        model.to_str().unwrap(),
-        "--book",
-        "none",
-        "--depth",
-        "5",
-        "--multipv",
-        "2",
-        "--quiet",
-        "--json",
-        other.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(read_json(&other)["classifier"].is_null());
+    let other = analyze_json(
+        &tmp("train-other.json"),
+        &[
+            "tests/fixtures/legal-trap.pgn",
+            "--model",
+            model.to_str().unwrap(),
+            "--book",
+            "none",
+            "--depth",
+            "5",
+            "--multipv",
+            "2",
+        ],
+    );
+    assert!(other["classifier"].is_null());
 }
