@@ -1026,3 +1026,129 @@ fn the_training_chain_fits_a_model_that_analyze_applies() {
     );
     assert!(other["classifier"].is_null());
 }
+
+#[test]
+fn the_corpus_stores_games_once_and_rebuilds_their_report_byte_for_byte() {
+    if !node_engine_present() {
+        return;
+    }
+    let dir = tmp("corpus-round-trip");
+    let _ = std::fs::remove_dir_all(&dir);
+    let corpus = dir.join("corpus");
+    let direct = dir.join("direct.json");
+    let selfplay = fixture("selfplay.pgn");
+    // Engine games after their 4-ply "book", at most 24 plies each, shallow.
+    let add = |games: &str, json: &Path| {
+        fairsight(&[
+            "corpus",
+            "add",
+            selfplay.to_str().unwrap(),
+            "--label",
+            "engine",
+            "--source",
+            "fixture-selfplay",
+            "--games",
+            games,
+            "--skip-min",
+            "4",
+            "--max-plies",
+            "24",
+            "--min-plies",
+            "10",
+            "--depth",
+            "6",
+            "--jobs",
+            "2",
+            "--corpus",
+            corpus.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ])
+    };
+    let o = add("2", &direct);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let records: Vec<_> = std::fs::read_dir(corpus.join("games/fixture-selfplay"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(records.len(), 2, "{records:?}");
+    // Rebuilt without an engine: byte-identical to the analysis that made the records...
+    let rebuilt = dir.join("rebuilt.json");
+    let o = fairsight(&[
+        "corpus",
+        "report",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--json",
+        rebuilt.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rebuilt_text = std::fs::read_to_string(&rebuilt).unwrap();
+    assert_eq!(std::fs::read_to_string(&direct).unwrap(), rebuilt_text);
+    // ... and to `analyze` of the same sample.
+    let sample = dir.join("sample.pgn");
+    let o = fairsight(&[
+        "train",
+        "sample",
+        selfplay.to_str().unwrap(),
+        "--games",
+        "2",
+        "--skip-min",
+        "4",
+        "--max-plies",
+        "24",
+        "--min-plies",
+        "10",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::write(&sample, &o.stdout).unwrap();
+    let analysed = dir.join("analysed.json");
+    analyze_json(
+        &analysed,
+        &[sample.to_str().unwrap(), "--depth", "6", "--jobs", "2"],
+    );
+    assert_eq!(std::fs::read_to_string(&analysed).unwrap(), rebuilt_text);
+    let report = read_json(&rebuilt);
+    let long_pvs = report["games"][0]["plies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| {
+            p["lines"][0]["pv"]
+                .as_array()
+                .is_some_and(|pv| pv.len() > 1)
+        })
+        .count();
+    assert!(long_pvs > 5, "the deepest lines keep their whole PV");
+    // Adding more of the same file analyses only the new games.
+    let more = dir.join("more.json");
+    let o = add("4", &more);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("4 taken, 2 already in the corpus, 2 to analyse"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(read_json(&more)["games"].as_array().unwrap().len(), 2);
+    let manifest = read_json(&corpus.join("manifest.json"));
+    let source = &manifest["sources"]["fixture-selfplay"];
+    assert_eq!(source["games"], 4);
+    assert_eq!(source["label"], "engine");
+    assert!(source["positions"].as_u64().unwrap() >= 4 * 10);
+    assert_eq!(manifest["games"].as_object().unwrap().len(), 4);
+    assert_eq!(manifest["commands"].as_array().unwrap().len(), 2);
+    // One source, one file and label.
+    let o = fairsight(&[
+        "corpus",
+        "add",
+        fixture("rated.pgn").to_str().unwrap(),
+        "--label",
+        "human",
+        "--source",
+        "fixture-selfplay",
+        "--corpus",
+        corpus.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("pick another name"), "{}", stderr(&o));
+}

@@ -15,7 +15,7 @@ use fairsight::{
     uci::Limit,
 };
 
-use super::{Validated, default_engine, engine::Engine, run_pool};
+use super::{Run, default_engine, engine::Engine, run_pool};
 
 #[derive(Args)]
 pub struct BenchArgs {
@@ -98,21 +98,21 @@ pub fn bench(args: BenchArgs) -> Result<()> {
     let mut wall_one = None;
     for jobs in 1..=args.max_jobs.max(1) {
         let mut analysis = Analysis::from_pgn(&game_text, settings.clone());
-        let v = Validated {
-            settings: settings.clone(),
-            engine: engine.clone(),
-            jobs,
-            crafty: None,
-            tested: fairsight::annotate::SideFilter::Both,
-        };
         let timeout = Duration::from_secs(600);
+        let run = Run {
+            engine: &engine,
+            settings: &settings,
+            workers: jobs,
+            timeout,
+            cache: None,
+        };
         let t = Instant::now();
         let engines = (0..jobs)
             .map(|_| Engine::start(&engine, &settings, timeout))
             .collect::<Result<Vec<_>>>()?;
         let mut engine_ms = 0u64;
         let mut first = None;
-        let failures = run_pool(engines, analysis.jobs(), &v, timeout, |r| {
+        let failures = run_pool(engines, analysis.jobs(), &run, |r| {
             first.get_or_insert_with(|| t.elapsed());
             engine_ms += r.engine_time_ms();
             analysis.add_result(r);

@@ -3,6 +3,7 @@
 mod bench;
 mod cache;
 mod calibrate;
+mod corpus;
 mod engine;
 mod train;
 mod train_fit;
@@ -67,6 +68,9 @@ enum Sub {
     /// Build the rating ↔ Regan (s, c) calibration table (see models/README.md).
     #[command(subcommand)]
     Calibrate(calibrate::CalibrateCmd),
+    /// The analysed corpus under corpus/: add games, rebuild reports (see corpus/README.md).
+    #[command(subcommand)]
+    Corpus(corpus::CorpusCmd),
     /// Sample games and train the move classifier (see models/README.md).
     #[command(subcommand)]
     Train(train::TrainCmd),
@@ -194,6 +198,7 @@ pub fn run() -> Result<ExitCode> {
         Sub::Analyze(args) => analyze(*args),
         Sub::Bench(args) => bench::bench(args).map(|()| ExitCode::SUCCESS),
         Sub::Calibrate(cmd) => calibrate::run(cmd).map(|()| ExitCode::SUCCESS),
+        Sub::Corpus(cmd) => corpus::run(cmd),
         Sub::Train(cmd) => train::run(cmd).map(|()| ExitCode::SUCCESS),
     }
 }
@@ -414,75 +419,20 @@ fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
             _ => return usage_error(format!("--rating {r}: expected NAME=ELO")),
         }
     }
-    let mut jobs = analysis.jobs();
-    let workers = v.jobs.min(jobs.len()).max(1);
-    let timeout = Duration::from_secs(args.search_timeout.max(1));
-
-    // Start the engines first: a missing engine is a usage error, reported once.
-    let mut engines = Vec::with_capacity(workers);
-    for _ in 0..workers {
-        match Engine::start(&v.engine, &v.settings, timeout) {
-            Ok(e) => engines.push(e),
-            Err(e) => return usage_error(format!("{e:#}")),
-        }
-    }
-    let engine_info = EngineInfo {
-        name: engines[0].name().to_owned(),
-        build: engine_build(&v.engine),
+    let run = Run {
+        engine: &v.engine,
+        settings: &v.settings,
+        workers: v.jobs,
+        timeout: Duration::from_secs(args.search_timeout.max(1)),
+        cache: args.cache.as_deref(),
     };
-
-    let cache = match &args.cache {
-        Some(dir) => match cache::Cache::open(
-            dir,
-            &engine_info.build,
-            &engine_info.name,
-            v.settings.hash_mb,
-        ) {
-            Ok(c) => Some(c),
-            Err(e) => return usage_error(format!("--cache {}: {e}", dir.display())),
-        },
-        None => None,
+    let total = analysis.total_positions();
+    let outcome = match run.execute(analysis.jobs(), total, |_, r| analysis.add_result(r)) {
+        Ok(o) => o,
+        Err(msg) => return usage_error(msg),
     };
-    let mut cached_positions = 0;
-    if let Some(c) = &cache {
-        jobs.retain(|job| match c.get(job) {
-            Some(result) => {
-                cached_positions += result.positions.len();
-                analysis.add_result(result);
-                false
-            }
-            None => true,
-        });
-        if cached_positions > 0 {
-            eprintln!("fairsight: {cached_positions} positions from the cache");
-        }
-    }
-    let by_id: std::collections::HashMap<JobId, Job> =
-        jobs.iter().map(|j| (j.id, j.clone())).collect();
-
-    let total = analysis.total_positions() as u64;
-    let bar = progress_bar(total);
-    bar.set_position(cached_positions as u64);
-    let mut log = ProgressLog::new(total, cached_positions as u64);
-    let started = Instant::now();
-    let failures = run_pool(engines, jobs, &v, timeout, |result| {
-        bar.inc(result.positions.len() as u64);
-        log.add(result.positions.len() as u64);
-        if let (Some(c), Some(job)) = (&cache, by_id.get(&result.id))
-            && let Err(e) = c.put(job, &result)
-        {
-            eprintln!("fairsight: cannot write the cache: {e}");
-        }
-        analysis.add_result(result);
-    });
-    bar.finish_and_clear();
-    for (id, e) in &failures {
-        eprintln!(
-            "fairsight: game {} chunk {} was not analysed: {e:#}",
-            id.game + 1,
-            id.chunk + 1
-        );
-    }
+    let engine_info = outcome.engine.clone();
+    let failures = outcome.failures;
     let report = analysis.report(engine_info);
     write_outputs(&args, &v, &report)?;
     let to_stdout = [&args.json, &args.pgn, &args.log, &args.results]
@@ -493,11 +443,11 @@ fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
     }
     eprintln!(
         "fairsight: {} positions searched in {:.1}s with {} engine(s){}",
-        analysis.done_positions() - cached_positions,
-        started.elapsed().as_secs_f64(),
-        workers,
-        if cached_positions > 0 {
-            format!(", {cached_positions} from the cache")
+        outcome.searched,
+        outcome.elapsed.as_secs_f64(),
+        outcome.workers,
+        if outcome.cached > 0 {
+            format!(", {} from the cache", outcome.cached)
         } else {
             String::new()
         }
@@ -507,6 +457,113 @@ fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// How to run a batch of jobs: the engine command and settings, how many engines at
+/// most, the search deadline and an optional chunk cache.
+struct Run<'a> {
+    engine: &'a str,
+    settings: &'a Settings,
+    workers: usize,
+    timeout: Duration,
+    cache: Option<&'a Path>,
+}
+
+/// What running a batch did.
+struct RunOutcome {
+    engine: EngineInfo,
+    /// Positions served from the cache.
+    cached: usize,
+    /// Positions searched by the engines.
+    searched: usize,
+    /// Engines started.
+    workers: usize,
+    elapsed: Duration,
+    /// Jobs that failed twice.
+    failures: Vec<(JobId, anyhow::Error)>,
+}
+
+impl Run<'_> {
+    /// Starts the engines (a missing engine or an unusable cache is a usage error: `Err`
+    /// with the message), serves the jobs the cache has, runs the others with a progress
+    /// bar (or a line a minute off a terminal), stores them in the cache, and hands every
+    /// result to `on_result` on this thread, with the engine that made it.
+    fn execute(
+        &self,
+        mut jobs: Vec<Job>,
+        total_positions: usize,
+        mut on_result: impl FnMut(&EngineInfo, JobResult),
+    ) -> Result<RunOutcome, String> {
+        let workers = self.workers.min(jobs.len()).max(1);
+        // Start the engines first: a missing engine is a usage error, reported once.
+        let mut engines = Vec::with_capacity(workers);
+        for _ in 0..workers {
+            engines.push(
+                Engine::start(self.engine, self.settings, self.timeout)
+                    .map_err(|e| format!("{e:#}"))?,
+            );
+        }
+        let engine = EngineInfo {
+            name: engines[0].name().to_owned(),
+            build: engine_build(self.engine),
+        };
+        let cache = match self.cache {
+            Some(dir) => Some(
+                cache::Cache::open(dir, &engine.build, &engine.name, self.settings.hash_mb)
+                    .map_err(|e| format!("--cache {}: {e}", dir.display()))?,
+            ),
+            None => None,
+        };
+        let mut cached = 0;
+        if let Some(c) = &cache {
+            jobs.retain(|job| match c.get(job) {
+                Some(result) => {
+                    cached += result.positions.len();
+                    on_result(&engine, result);
+                    false
+                }
+                None => true,
+            });
+            if cached > 0 {
+                eprintln!("fairsight: {cached} positions from the cache");
+            }
+        }
+        let by_id: std::collections::HashMap<JobId, Job> =
+            jobs.iter().map(|j| (j.id, j.clone())).collect();
+        let bar = progress_bar(total_positions as u64);
+        bar.set_position(cached as u64);
+        let mut log = ProgressLog::new(total_positions as u64, cached as u64);
+        let started = Instant::now();
+        let mut searched = 0;
+        let failures = run_pool(engines, jobs, self, |result| {
+            let n = result.positions.len();
+            searched += n;
+            bar.inc(n as u64);
+            log.add(n as u64);
+            if let (Some(c), Some(job)) = (&cache, by_id.get(&result.id))
+                && let Err(e) = c.put(job, &result)
+            {
+                eprintln!("fairsight: cannot write the cache: {e}");
+            }
+            on_result(&engine, result);
+        });
+        bar.finish_and_clear();
+        for (id, e) in &failures {
+            eprintln!(
+                "fairsight: game {} chunk {} was not analysed: {e:#}",
+                id.game + 1,
+                id.chunk + 1
+            );
+        }
+        Ok(RunOutcome {
+            engine,
+            cached,
+            searched,
+            workers,
+            elapsed: started.elapsed(),
+            failures,
+        })
+    }
 }
 
 /// Progress when stderr is not a terminal (a log file, a CI job): a line a minute.
@@ -572,18 +629,18 @@ fn progress_bar(total: u64) -> ProgressBar {
 fn run_pool(
     engines: Vec<Engine>,
     jobs: Vec<Job>,
-    v: &Validated,
-    timeout: Duration,
+    run: &Run,
     mut on_result: impl FnMut(JobResult),
 ) -> Vec<(JobId, anyhow::Error)> {
+    let timeout = run.timeout;
     let queue = Arc::new(Mutex::new(VecDeque::from(jobs)));
     let (tx, rx) = mpsc::channel::<Result<JobResult, (JobId, anyhow::Error)>>();
     let mut handles = Vec::new();
     for engine in engines {
         let queue = Arc::clone(&queue);
         let tx = tx.clone();
-        let command = v.engine.clone();
-        let settings = v.settings.clone();
+        let command = run.engine.to_owned();
+        let settings = run.settings.clone();
         handles.push(thread::spawn(move || {
             let mut engine = Some(engine);
             while let Some(job) = queue.lock().ok().and_then(|mut q| q.pop_front()) {

@@ -41,27 +41,86 @@ pub struct ProbabilitiesArgs {
 pub struct SampleArgs {
     /// PGN file.
     file: PathBuf,
+    #[command(flatten)]
+    select: Selection,
+}
+
+/// Which games of a file to take and how to cut them (shared by `train sample`,
+/// `calibrate` and `corpus add`).
+#[derive(Args, Clone, Debug)]
+pub struct Selection {
     /// Games to take, spread evenly through the file.
     #[arg(long, default_value_t = 20)]
-    games: usize,
+    pub games: usize,
     /// Start the even spread this many games later (for a second, disjoint sample).
     #[arg(long, default_value_t = 0)]
-    offset: usize,
+    pub offset: usize,
     /// A tag giving the number of opening plies to skip (TCEC's `BookPlies`).
     #[arg(long)]
-    skip_tag: Option<String>,
+    pub skip_tag: Option<String>,
     /// Skip at least this many plies (when the tag is missing or 0).
     #[arg(long, default_value_t = 0)]
-    skip_min: usize,
+    pub skip_min: usize,
     /// Keep at most this many plies after the skipped ones.
     #[arg(long, default_value_t = 80)]
-    max_plies: usize,
+    pub max_plies: usize,
     /// Leave out games with fewer plies than this after the skipped ones.
     #[arg(long, default_value_t = 30)]
-    min_plies: usize,
+    pub min_plies: usize,
     /// Only games with both WhiteElo and BlackElo.
     #[arg(long)]
-    rated: bool,
+    pub rated: bool,
+}
+
+/// A game taken by a [`Selection`].
+pub struct Picked {
+    /// 1-based number of the game in its file (failed games counted).
+    pub number: usize,
+    /// Plies left out before the cut.
+    pub skipped: usize,
+    /// The cut game, as PGN (see [`cut_game`]).
+    pub pgn: String,
+}
+
+/// The games of `text` that `s` takes, in file order, and how many were eligible.
+pub fn select(text: &str, s: &Selection) -> (usize, Vec<Picked>) {
+    let mut eligible = Vec::new();
+    for g in pgn::import(text).into_iter().flatten() {
+        let skip = s
+            .skip_tag
+            .as_deref()
+            .and_then(|t| tag(&g, t))
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .unwrap_or(0)
+            .max(s.skip_min);
+        if g.plies.len() < skip + s.min_plies {
+            continue;
+        }
+        if s.rated && !(has_elo(&g, "WhiteElo") && has_elo(&g, "BlackElo")) {
+            continue;
+        }
+        eligible.push((g, skip));
+    }
+    let take = s.games.min(eligible.len());
+    let mut picked: Vec<usize> = (0..take)
+        .map(|j| (j * eligible.len() / take + s.offset) % eligible.len())
+        .collect();
+    // In file order, once each (an offset that wraps around could repeat a game).
+    let mut seen = std::collections::HashSet::new();
+    picked.retain(|i| seen.insert(*i));
+    let mut out: Vec<Picked> = picked
+        .into_iter()
+        .map(|i| {
+            let (g, skip) = &eligible[i];
+            Picked {
+                number: g.index + 1,
+                skipped: *skip,
+                pgn: cut_game(g, *skip, skip + s.max_plies),
+            }
+        })
+        .collect();
+    out.sort_by_key(|p| p.number);
+    (eligible.len(), out)
 }
 
 pub fn run(cmd: TrainCmd) -> Result<()> {
@@ -180,35 +239,13 @@ pub fn cut_game(g: &Game, from: usize, to: usize) -> String {
 fn sample(a: SampleArgs) -> Result<()> {
     let bytes =
         std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
-    let text = String::from_utf8_lossy(&bytes);
-    let mut eligible = Vec::new();
-    for g in pgn::import(&text).into_iter().flatten() {
-        let skip = a
-            .skip_tag
-            .as_deref()
-            .and_then(|t| tag(&g, t))
-            .and_then(|v| v.trim().parse::<usize>().ok())
-            .unwrap_or(0)
-            .max(a.skip_min);
-        if g.plies.len() < skip + a.min_plies {
-            continue;
-        }
-        if a.rated && !(has_elo(&g, "WhiteElo") && has_elo(&g, "BlackElo")) {
-            continue;
-        }
-        eligible.push((g, skip));
-    }
-    let take = a.games.min(eligible.len());
+    let (eligible, picked) = select(&String::from_utf8_lossy(&bytes), &a.select);
     eprintln!(
-        "{}: {} eligible games, taking {take}",
+        "{}: {eligible} eligible games, taking {}",
         a.file.display(),
-        eligible.len()
+        picked.len()
     );
-    let mut out = String::new();
-    for j in 0..take {
-        let (g, skip) = &eligible[(j * eligible.len() / take + a.offset) % eligible.len()];
-        out.push_str(&cut_game(g, *skip, skip + a.max_plies));
-    }
+    let out: String = picked.iter().map(|p| p.pgn.as_str()).collect();
     print!("{out}");
     Ok(())
 }

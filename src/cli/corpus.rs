@@ -1,0 +1,905 @@
+//! `fairsight corpus`: the analysed corpus under `corpus/` (see `corpus/README.md`).
+//!
+//! Every analysis made for training, calibration or evaluation is stored here, so the
+//! data only grows and no game is ever analysed twice:
+//!
+//! - `corpus add FILE --label engine|human|switched --source NAME [selection]` takes
+//!   games from a PGN file exactly as `train sample` does (spread evenly, cut after the
+//!   skipped opening, at most `--max-plies`), analyses the ones not yet stored at the
+//!   default settings, and writes one compressed record per game as soon as its last
+//!   chunk is done (`games/NAME/NNNNN.json.gz`): the cut game as PGN (tags, moves,
+//!   clocks), where it came from, the settings and engine, and per searched position
+//!   every depth's lines (score and first move; the whole PV of each line's deepest
+//!   iteration) and the played move's own search.
+//! - `corpus report` rebuilds the report of stored games with no engine; it is
+//!   byte-identical to the report of a direct analysis of the same games (tested).
+//! - `manifest.json` counts games and positions per source, label and split, fixes each
+//!   game's split (train, validation, test: by game and by player, see
+//!   [`Manifest::assign`]) and lists the commands that made the corpus.
+
+use std::{
+    collections::{BTreeMap, HashMap},
+    io::{Read, Write},
+    path::{Path, PathBuf},
+    process::ExitCode,
+    time::Duration,
+};
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand, ValueEnum};
+use fairsight::{
+    analysis::Analysis,
+    book,
+    plan::{Book, DEFAULT_DEPTH, DEFAULT_MULTIPV, JobId, NoBook, Settings},
+    report::{EngineInfo, Report},
+    session::{JobResult, PositionAnalysis, PvLine, Search},
+    uci::{Bound, Limit, Score},
+};
+use serde::{Deserialize, Serialize};
+
+use super::train::{Picked, Selection, select};
+
+/// Version of the record and manifest formats.
+const FORMAT: u32 = 1;
+
+#[derive(Subcommand)]
+pub enum CorpusCmd {
+    /// Analyse games of a PGN file at the default settings and store them.
+    Add(AddArgs),
+    /// Rebuild the JSON report of stored games, with no engine.
+    Report(ReportArgs),
+    /// Bring the manifest up to date with the stored games (counts, splits of new games).
+    Manifest(ManifestArgs),
+}
+
+/// What a game's moves are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Label {
+    /// Both sides are engines.
+    Engine,
+    /// Both sides are humans (as far as anyone knows).
+    Human,
+    /// A human game in which the side named by the `Switched` tag handed its moves to an
+    /// engine from ply `SwitchPly` on (the opponent then continued as an engine limited
+    /// to its rating); only that side is scored.
+    Switched,
+}
+
+/// A game's split. Fixed when the game enters the manifest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Split {
+    /// Model fitting.
+    Train,
+    /// Model choice and probability calibration.
+    Validation,
+    /// The numbers quoted in the README (thresholds, AUCs, error rates).
+    Test,
+    /// Used by no model: its two players were already in different splits.
+    None,
+}
+
+#[derive(Args)]
+pub struct AddArgs {
+    /// PGN file.
+    file: PathBuf,
+    /// What the games are.
+    #[arg(long, value_enum)]
+    label: Label,
+    /// Short name of the source (lower-case letters, digits and `-`): the folder of its
+    /// records; one file and label per source.
+    #[arg(long)]
+    source: String,
+    #[command(flatten)]
+    select: Selection,
+    /// The corpus folder.
+    #[arg(long, default_value = "corpus")]
+    corpus: PathBuf,
+    /// UCI engine command line (default: node + the npm stockfish lite single build).
+    #[arg(long)]
+    engine: Option<String>,
+    /// Engines run in parallel [default: number of cores].
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Search depth (tests only: the corpus is analysed at the defaults).
+    #[arg(long, default_value_t = DEFAULT_DEPTH, hide = true)]
+    depth: u32,
+    /// Lines per position (tests only).
+    #[arg(long, default_value_t = DEFAULT_MULTIPV, hide = true)]
+    multipv: u32,
+    /// Reuse and fill this chunk cache (as `analyze --cache`).
+    #[arg(long)]
+    cache: Option<PathBuf>,
+    /// Seconds a single search may take before the engine is restarted.
+    #[arg(long, default_value_t = 120)]
+    search_timeout: u64,
+    /// Also write the report of the games analysed now (the direct analysis).
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct ReportArgs {
+    /// The corpus folder.
+    #[arg(long, default_value = "corpus")]
+    corpus: PathBuf,
+    /// Only these sources (repeatable) [default: all].
+    #[arg(long)]
+    source: Vec<String>,
+    /// Only games with this label.
+    #[arg(long, value_enum)]
+    label: Option<Label>,
+    /// Only games of this split.
+    #[arg(long, value_enum)]
+    split: Option<Split>,
+    /// Write the report here (`-` for stdout).
+    #[arg(long, default_value = "-")]
+    json: PathBuf,
+}
+
+#[derive(Args)]
+pub struct ManifestArgs {
+    /// The corpus folder.
+    #[arg(long, default_value = "corpus")]
+    corpus: PathBuf,
+}
+
+pub fn run(cmd: CorpusCmd) -> Result<ExitCode> {
+    match cmd {
+        CorpusCmd::Add(a) => add(a),
+        CorpusCmd::Report(a) => report(a).map(|()| ExitCode::SUCCESS),
+        CorpusCmd::Manifest(a) => {
+            let mut m = Manifest::load(&a.corpus)?;
+            m.update(&a.corpus)?;
+            m.save(&a.corpus)?;
+            print!("{}", m.summary());
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Records
+
+/// One stored game.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Record {
+    /// [`FORMAT`].
+    pub format: u32,
+    /// `SOURCE/NUMBER`.
+    pub id: String,
+    pub label: Label,
+    pub source: String,
+    /// The PGN file, as given to `corpus add`.
+    pub file: String,
+    /// 1-based number of the game in that file.
+    pub game: usize,
+    /// Opening plies left out before the cut (`BookPlies`, `--skip-min`).
+    pub skipped: usize,
+    pub settings: Settings,
+    pub engine: EngineInfo,
+    /// The cut game (tags, moves, clocks), as analysed.
+    pub pgn: String,
+    /// Every searched position.
+    pub positions: Vec<StoredPosition>,
+}
+
+/// A searched position, compactly: `p` ply index, `s` the MultiPV search, `x` the played
+/// move searched alone, `z` the screening single-line search.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredPosition {
+    p: usize,
+    s: StoredSearch,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    x: Option<StoredSearch>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    z: Option<StoredSearch>,
+}
+
+/// A search's lines as `[depth, multipv, kind, value, moves]`: kind bit 0 = mate (else
+/// cp), bits 1-2 = bound (0 exact, 1 lower, 2 upper); moves = the first move, or the
+/// whole PV (space-separated) for the deepest line of each MultiPV index. `b` is the
+/// `bestmove`. Selective depth, nodes and times are not kept (no report uses them).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredSearch {
+    l: Vec<(u32, u32, u8, i32, String)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    b: Option<String>,
+}
+
+impl StoredSearch {
+    fn from_search(s: &Search) -> StoredSearch {
+        // The deepest line of each MultiPV index: the last one (lines are sorted by depth).
+        let mut deepest: HashMap<u32, usize> = HashMap::new();
+        for (i, l) in s.lines.iter().enumerate() {
+            deepest.insert(l.multipv, i);
+        }
+        let l = s
+            .lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let (mate, value) = match l.score {
+                    Score::Cp(v) => (0, v),
+                    Score::Mate(v) => (1, v),
+                };
+                let bound = match l.bound {
+                    Bound::Exact => 0,
+                    Bound::Lower => 1,
+                    Bound::Upper => 2,
+                };
+                let moves = if deepest.get(&l.multipv) == Some(&i) {
+                    l.pv.join(" ")
+                } else {
+                    l.pv.first().cloned().unwrap_or_default()
+                };
+                (l.depth, l.multipv, mate | (bound << 1), value, moves)
+            })
+            .collect();
+        StoredSearch {
+            l,
+            b: s.bestmove.clone(),
+        }
+    }
+
+    fn to_search(&self) -> Search {
+        Search {
+            lines: self
+                .l
+                .iter()
+                .map(|(depth, multipv, kind, value, moves)| PvLine {
+                    depth: *depth,
+                    seldepth: None,
+                    multipv: *multipv,
+                    score: if kind & 1 == 1 {
+                        Score::Mate(*value)
+                    } else {
+                        Score::Cp(*value)
+                    },
+                    bound: match kind >> 1 {
+                        1 => Bound::Lower,
+                        2 => Bound::Upper,
+                        _ => Bound::Exact,
+                    },
+                    nodes: None,
+                    pv: moves.split_whitespace().map(str::to_owned).collect(),
+                })
+                .collect(),
+            bestmove: self.b.clone(),
+            nodes: 0,
+            time_ms: 0,
+        }
+    }
+}
+
+impl StoredPosition {
+    fn new(p: &PositionAnalysis) -> StoredPosition {
+        StoredPosition {
+            p: p.ply_index,
+            s: StoredSearch::from_search(&p.search),
+            x: p.played_search.as_ref().map(StoredSearch::from_search),
+            z: p.slm.as_ref().map(StoredSearch::from_search),
+        }
+    }
+
+    fn analysis(&self) -> PositionAnalysis {
+        PositionAnalysis {
+            ply_index: self.p,
+            search: self.s.to_search(),
+            played_search: self.x.as_ref().map(StoredSearch::to_search),
+            slm: self.z.as_ref().map(StoredSearch::to_search),
+        }
+    }
+}
+
+impl Record {
+    fn path(corpus: &Path, source: &str, game: usize) -> PathBuf {
+        corpus
+            .join("games")
+            .join(source)
+            .join(format!("{game:05}.json.gz"))
+    }
+
+    /// Writes the record compressed, through a temporary file (a crash never leaves half a
+    /// record).
+    fn save(&self, corpus: &Path) -> Result<PathBuf> {
+        let path = Record::path(corpus, &self.source, self.game);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        gz.write_all(serde_json::to_string(self)?.as_bytes())?;
+        let bytes = gz.finish()?;
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
+        std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(path)
+    }
+
+    fn load(path: &Path) -> Result<Record> {
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(&bytes[..])
+            .read_to_string(&mut text)
+            .with_context(|| format!("{}: not a gzip file", path.display()))?;
+        let r: Record = serde_json::from_str(&text)
+            .with_context(|| format!("{}: not a corpus record", path.display()))?;
+        if r.format != FORMAT {
+            bail!(
+                "{}: record format {} (this fairsight reads {FORMAT})",
+                path.display(),
+                r.format
+            );
+        }
+        Ok(r)
+    }
+
+    /// The analysis results, as one job result for game index `game`.
+    fn result(&self, game: usize) -> JobResult {
+        JobResult {
+            id: JobId { game, chunk: 0 },
+            positions: self
+                .positions
+                .iter()
+                .map(StoredPosition::analysis)
+                .collect(),
+        }
+    }
+
+    fn tag(&self, name: &str) -> Option<String> {
+        let needle = format!("[{name} \"");
+        self.pgn.lines().find_map(|l| {
+            l.strip_prefix(&needle)
+                .and_then(|v| v.strip_suffix("\"]"))
+                .map(|v| v.replace("\\\"", "\"").replace("\\\\", "\\"))
+        })
+    }
+}
+
+/// Every record under `corpus/games`, sorted by source, then game number.
+fn all_records(corpus: &Path) -> Result<Vec<PathBuf>> {
+    let games = corpus.join("games");
+    let mut out = Vec::new();
+    if !games.is_dir() {
+        return Ok(out);
+    }
+    for source in std::fs::read_dir(&games)? {
+        let source = source?.path();
+        if !source.is_dir() {
+            continue;
+        }
+        for f in std::fs::read_dir(&source)? {
+            let f = f?.path();
+            if f.to_string_lossy().ends_with(".json.gz") {
+                out.push(f);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------------------
+// The manifest
+
+/// `corpus/manifest.json`.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Manifest {
+    pub format: u32,
+    /// Counts per source.
+    pub sources: BTreeMap<String, SourceCounts>,
+    /// Counts per label and split.
+    pub totals: BTreeMap<String, BTreeMap<String, usize>>,
+    /// Each game's split and what the trainers need to know without opening it.
+    pub games: BTreeMap<String, GameEntry>,
+    /// The split of each human player (lower-case name).
+    pub players: BTreeMap<String, Split>,
+    /// The commands that made the corpus, in order.
+    pub commands: Vec<String>,
+}
+
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceCounts {
+    pub label: Option<Label>,
+    pub file: String,
+    pub games: usize,
+    pub positions: usize,
+    pub bytes: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GameEntry {
+    pub label: Label,
+    pub split: Split,
+    pub positions: usize,
+    pub bytes: u64,
+}
+
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// 60% train, 20% validation, 20% test, by a hash of `key`.
+fn hash_split(key: &str) -> Split {
+    match fnv1a(key) % 10 {
+        0..=5 => Split::Train,
+        6 | 7 => Split::Validation,
+        _ => Split::Test,
+    }
+}
+
+impl Manifest {
+    fn path(corpus: &Path) -> PathBuf {
+        corpus.join("manifest.json")
+    }
+
+    pub fn load(corpus: &Path) -> Result<Manifest> {
+        let path = Manifest::path(corpus);
+        if !path.exists() {
+            return Ok(Manifest {
+                format: FORMAT,
+                ..Manifest::default()
+            });
+        }
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        serde_json::from_str(&text).with_context(|| format!("{}: not a manifest", path.display()))
+    }
+
+    fn save(&self, corpus: &Path) -> Result<()> {
+        std::fs::create_dir_all(corpus)?;
+        let path = Manifest::path(corpus);
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        std::fs::write(&tmp, serde_json::to_string_pretty(self)? + "\n")?;
+        std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))
+    }
+
+    /// The split of a game entering the corpus. Engine games: by a hash of the game (their
+    /// "players" are engine names, which no feature sees). Human and switched games: a
+    /// player keeps the split of their first game, so no player is in two splits; a game
+    /// between two players already in different splits gets [`Split::None`]; a game of
+    /// two new players goes by a hash of its source, event and site (a tournament's games
+    /// stay together; a lichess game's site is its own address).
+    fn assign(&mut self, r: &Record) -> Split {
+        if r.label == Label::Engine {
+            return hash_split(&r.id);
+        }
+        let names: Vec<String> = ["White", "Black"]
+            .iter()
+            .map(|t| r.tag(t).unwrap_or_default().to_lowercase())
+            .collect();
+        let known: Vec<Split> = names
+            .iter()
+            .filter_map(|n| self.players.get(n).copied())
+            .collect();
+        let split = match known.as_slice() {
+            [a, b] if a != b => return Split::None,
+            [a, ..] => *a,
+            [] => hash_split(&format!(
+                "{}|{}|{}",
+                r.source,
+                r.tag("Event").unwrap_or_default(),
+                r.tag("Site").unwrap_or_default()
+            )),
+        };
+        for n in names {
+            self.players.entry(n).or_insert(split);
+        }
+        split
+    }
+
+    /// Adds every stored game not yet listed (in source, then number order), assigning
+    /// its split, and recounts.
+    pub fn update(&mut self, corpus: &Path) -> Result<()> {
+        for path in all_records(corpus)? {
+            let r = Record::load(&path)?;
+            if self.games.contains_key(&r.id) {
+                continue;
+            }
+            let split = self.assign(&r);
+            let bytes = std::fs::metadata(&path)?.len();
+            self.games.insert(
+                r.id.clone(),
+                GameEntry {
+                    label: r.label,
+                    split,
+                    positions: r.positions.len(),
+                    bytes,
+                },
+            );
+            let s = self.sources.entry(r.source.clone()).or_default();
+            s.label = Some(r.label);
+            s.file = r.file.clone();
+        }
+        for s in self.sources.values_mut() {
+            s.games = 0;
+            s.positions = 0;
+            s.bytes = 0;
+        }
+        self.totals.clear();
+        for (id, g) in &self.games {
+            let source = id.split('/').next().unwrap_or_default();
+            if let Some(s) = self.sources.get_mut(source) {
+                s.games += 1;
+                s.positions += g.positions;
+                s.bytes += g.bytes;
+            }
+            let label = format!("{:?}", g.label).to_lowercase();
+            let split = format!("{:?}", g.split).to_lowercase();
+            *self
+                .totals
+                .entry(label)
+                .or_default()
+                .entry(split)
+                .or_default() += 1;
+        }
+        Ok(())
+    }
+
+    /// A table of games per source and per label and split.
+    pub fn summary(&self) -> String {
+        let mut out = format!(
+            "{:<24} {:<9} {:>6} {:>9} {:>10} {:>8}\n",
+            "source", "label", "games", "positions", "bytes", "B/pos"
+        );
+        for (name, s) in &self.sources {
+            out.push_str(&format!(
+                "{:<24} {:<9} {:>6} {:>9} {:>10} {:>8.0}\n",
+                name,
+                s.label
+                    .map_or("-".into(), |l| format!("{l:?}").to_lowercase()),
+                s.games,
+                s.positions,
+                s.bytes,
+                s.bytes as f64 / s.positions.max(1) as f64
+            ));
+        }
+        for (label, splits) in &self.totals {
+            let parts: Vec<String> = splits.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            out.push_str(&format!("{label}: {}\n", parts.join(", ")));
+        }
+        out
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Commands
+
+fn book_for(settings: &Settings) -> Result<Box<dyn Book + Send + Sync>> {
+    Ok(match settings.book.as_str() {
+        "builtin" => book::load(super::BUILTIN_BOOK).context("the built-in opening book")?,
+        "none" => Box::new(NoBook),
+        other => bail!("corpus games use the built-in book or none, not {other}"),
+    })
+}
+
+fn add(a: AddArgs) -> Result<ExitCode> {
+    if a.source.is_empty()
+        || !a
+            .source
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    {
+        return super::usage_error("--source: lower-case letters, digits and `-` only");
+    }
+    let file = a.file.to_string_lossy().into_owned();
+    let bytes = match std::fs::read(&a.file) {
+        Ok(b) => b,
+        Err(e) => return super::usage_error(format!("cannot read {file}: {e}")),
+    };
+    let mut manifest = Manifest::load(&a.corpus)?;
+    if let Some(s) = manifest.sources.get(&a.source)
+        && (s.label != Some(a.label) || s.file != file)
+    {
+        return super::usage_error(format!(
+            "--source {}: already holds {} games of {} ({:?}); pick another name",
+            a.source,
+            s.games,
+            s.file,
+            s.label.unwrap_or(a.label)
+        ));
+    }
+    let (eligible, picked) = select(&String::from_utf8_lossy(&bytes), &a.select);
+    let total = picked.len();
+    let todo: Vec<Picked> = picked
+        .into_iter()
+        .filter(|p| !Record::path(&a.corpus, &a.source, p.number).exists())
+        .collect();
+    eprintln!(
+        "fairsight: {file}: {eligible} eligible games, {total} taken, {} already in the corpus, {} to analyse",
+        total - todo.len(),
+        todo.len()
+    );
+    // The program's own path says nothing; the rest is the command.
+    let command = shell_words::join(std::env::args().skip(1));
+    manifest.commands.push(format!("fairsight {command}"));
+    let settings = Settings {
+        limit: Limit::Depth(a.depth.max(1)),
+        multipv: a.multipv.clamp(1, 64),
+        book: "builtin".to_owned(),
+        ..Settings::default()
+    };
+    let text: String = todo.iter().map(|p| p.pgn.as_str()).collect();
+    let games = fairsight::pgn::import(&text);
+    if games.len() != todo.len() || games.iter().any(Result::is_err) {
+        bail!("a cut game did not import again (a bug): {file}");
+    }
+    let book = book_for(&settings)?;
+    let mut analysis = Analysis::new(games, settings.clone(), book.as_ref());
+    let jobs = analysis.jobs();
+    let mut remaining: HashMap<usize, usize> = HashMap::new();
+    for j in &jobs {
+        *remaining.entry(j.id.game).or_default() += 1;
+    }
+    let mut positions: HashMap<usize, Vec<PositionAnalysis>> = HashMap::new();
+    let mut written = 0;
+    let mut write_error = None;
+    let record = |i: usize, engine: &EngineInfo, found: Vec<PositionAnalysis>| {
+        let p = &todo[i];
+        let mut found = found;
+        found.sort_by_key(|x| x.ply_index);
+        Record {
+            format: FORMAT,
+            id: format!("{}/{}", a.source, p.number),
+            label: a.label,
+            source: a.source.clone(),
+            file: file.clone(),
+            game: p.number,
+            skipped: p.skipped,
+            settings: settings.clone(),
+            engine: engine.clone(),
+            pgn: p.pgn.clone(),
+            positions: found.iter().map(StoredPosition::new).collect(),
+        }
+    };
+    let run = super::Run {
+        engine: &match &a.engine {
+            Some(e) => e.clone(),
+            None => match super::default_engine() {
+                Some(e) => e,
+                None => return super::usage_error("no engine: run `npm ci`, or pass --engine CMD"),
+            },
+        },
+        settings: &settings,
+        workers: a.jobs.unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        }),
+        timeout: Duration::from_secs(a.search_timeout.max(1)),
+        cache: a.cache.as_deref(),
+    };
+    let outcome = run.execute(jobs, analysis.total_positions(), |engine, result| {
+        let game = result.id.game;
+        positions
+            .entry(game)
+            .or_default()
+            .extend(result.positions.iter().cloned());
+        analysis.add_result(result);
+        let left = remaining.entry(game).or_default();
+        *left = left.saturating_sub(1);
+        if *left == 0 {
+            let r = record(game, engine, positions.remove(&game).unwrap_or_default());
+            match r.save(&a.corpus) {
+                Ok(_) => written += 1,
+                Err(e) => write_error = Some(e),
+            }
+        }
+    });
+    let outcome = match outcome {
+        Ok(o) => o,
+        Err(msg) => return super::usage_error(msg),
+    };
+    if let Some(e) = write_error {
+        return Err(e);
+    }
+    // Games with nothing to search (every ply excluded before the search).
+    for i in 0..todo.len() {
+        if !remaining.contains_key(&i) {
+            record(i, &outcome.engine, Vec::new()).save(&a.corpus)?;
+            written += 1;
+        }
+    }
+    manifest.update(&a.corpus)?;
+    manifest.save(&a.corpus)?;
+    if let Some(path) = &a.json {
+        let report = analysis.report(outcome.engine.clone());
+        super::write_to(path, &(report.to_json() + "\n"))?;
+    }
+    eprintln!(
+        "fairsight: {written} games stored in {}, {} positions searched in {:.1}s{}",
+        a.corpus.display(),
+        outcome.searched,
+        outcome.elapsed.as_secs_f64(),
+        if outcome.cached > 0 {
+            format!(", {} from the cache", outcome.cached)
+        } else {
+            String::new()
+        }
+    );
+    eprint!("{}", manifest.summary());
+    Ok(if outcome.failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Loads the records a report or a trainer asks for, in source and number order.
+pub fn load_records(
+    corpus: &Path,
+    sources: &[String],
+    label: Option<Label>,
+    split: Option<Split>,
+) -> Result<Vec<Record>> {
+    let manifest = Manifest::load(corpus)?;
+    let mut out = Vec::new();
+    for path in all_records(corpus)? {
+        let source = path
+            .parent()
+            .and_then(Path::file_name)
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if !sources.is_empty() && !sources.contains(&source) {
+            continue;
+        }
+        let r = Record::load(&path)?;
+        if label.is_some_and(|l| l != r.label) {
+            continue;
+        }
+        if let Some(want) = split {
+            match manifest.games.get(&r.id) {
+                Some(g) if g.split == want => {}
+                Some(_) => continue,
+                None => bail!(
+                    "{} is not in the manifest yet: run `fairsight corpus manifest`",
+                    r.id
+                ),
+            }
+        }
+        out.push(r);
+    }
+    out.sort_by(|a, b| (&a.source, a.game).cmp(&(&b.source, b.game)));
+    Ok(out)
+}
+
+/// The report of `records` (one settings and engine), as a direct analysis of their games
+/// in this order would give it.
+pub fn rebuild(records: &[Record]) -> Result<Report> {
+    let Some(first) = records.first() else {
+        bail!("no corpus games match");
+    };
+    if let Some(r) = records
+        .iter()
+        .find(|r| r.settings != first.settings || r.engine != first.engine)
+    {
+        bail!(
+            "{} and {} were analysed with other settings or engines: report them apart (--source)",
+            first.id,
+            r.id
+        );
+    }
+    let text: String = records.iter().map(|r| r.pgn.as_str()).collect();
+    let games = fairsight::pgn::import(&text);
+    if games.len() != records.len() {
+        bail!("the stored games did not import one by one (a bug)");
+    }
+    let book = book_for(&first.settings)?;
+    let mut analysis = Analysis::new(games, first.settings.clone(), book.as_ref());
+    for (i, r) in records.iter().enumerate() {
+        analysis.add_result(r.result(i));
+    }
+    Ok(analysis.report(first.engine.clone()))
+}
+
+fn report(a: ReportArgs) -> Result<()> {
+    let records = load_records(&a.corpus, &a.source, a.label, a.split)?;
+    let report = rebuild(&records)?;
+    super::write_to(&a.json, &(report.to_json() + "\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(depth: u32, multipv: u32, score: Score, bound: Bound, pv: &[&str]) -> PvLine {
+        PvLine {
+            depth,
+            seldepth: Some(depth + 3),
+            multipv,
+            score,
+            bound,
+            nodes: Some(1234),
+            pv: pv.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_stored_search_keeps_scores_bounds_first_moves_and_the_deepest_pvs() {
+        let s = Search {
+            lines: vec![
+                line(1, 1, Score::Cp(30), Bound::Exact, &["e2e4", "e7e5"]),
+                line(1, 2, Score::Cp(-5), Bound::Lower, &["d2d4", "d7d5"]),
+                line(
+                    2,
+                    1,
+                    Score::Mate(-3),
+                    Bound::Upper,
+                    &["g1f3", "g8f6", "b1c3"],
+                ),
+            ],
+            bestmove: Some("g1f3".into()),
+            nodes: 99,
+            time_ms: 7,
+        };
+        let back = StoredSearch::from_search(&s).to_search();
+        assert_eq!(back.lines.len(), 3);
+        assert_eq!(
+            back.lines[0].pv,
+            ["e2e4"],
+            "a shallower line keeps its first move"
+        );
+        assert_eq!(
+            back.lines[1].pv,
+            ["d2d4", "d7d5"],
+            "multipv 2's deepest line"
+        );
+        assert_eq!(back.lines[1].bound, Bound::Lower);
+        assert_eq!(back.lines[2].score, Score::Mate(-3));
+        assert_eq!(back.lines[2].bound, Bound::Upper);
+        assert_eq!(back.lines[2].pv, ["g1f3", "g8f6", "b1c3"]);
+        assert_eq!(back.bestmove.as_deref(), Some("g1f3"));
+        assert_eq!(back.final_lines().len(), 2);
+    }
+
+    #[test]
+    fn splits_keep_players_together_and_engines_by_game() {
+        let rec = |id: &str, label: Label, w: &str, b: &str, event: &str| Record {
+            format: FORMAT,
+            id: id.into(),
+            label,
+            source: id.split('/').next().unwrap().into(),
+            file: "f.pgn".into(),
+            game: 1,
+            skipped: 0,
+            settings: Settings::default(),
+            engine: EngineInfo::default(),
+            pgn: format!("[Event \"{event}\"]\n[White \"{w}\"]\n[Black \"{b}\"]\n\n*\n\n"),
+            positions: Vec::new(),
+        };
+        let mut m = Manifest::default();
+        let first = m.assign(&rec("h/1", Label::Human, "Ann", "Bob", "E1"));
+        assert_ne!(first, Split::None);
+        // Ann's next game, against a new player, in another event: Ann's split.
+        assert_eq!(
+            m.assign(&rec("h/2", Label::Human, "Cid", "ann", "E9")),
+            first
+        );
+        assert_eq!(m.players["cid"], first);
+        // Find a pair of new players that hash to another split, then let them meet Ann.
+        let other = (0..200)
+            .map(|i| format!("E{i}"))
+            .find(|e| hash_split(&format!("h|{e}|")) != first)
+            .unwrap();
+        let s = m.assign(&rec("h/3", Label::Human, "Dan", "Eve", &other));
+        assert_ne!(s, first);
+        assert_eq!(
+            m.assign(&rec("h/4", Label::Human, "Dan", "Ann", "E1")),
+            Split::None,
+            "players of two splits: the game is used by no model"
+        );
+        // Engine games ignore names.
+        let e = m.assign(&rec("e/7", Label::Engine, "Ann", "Bob", "E1"));
+        assert_eq!(e, hash_split("e/7"));
+        assert!(!m.players.contains_key("stockfish"));
+    }
+}
