@@ -18,7 +18,10 @@ use crate::{
     accuracy::{self, Sample},
     eval, feature,
     game::{Game, ImportError, Side},
-    model::classifier::Classifier,
+    model::{
+        assessment::{self, AssessmentModel, Signals},
+        classifier::Classifier,
+    },
     pgn,
     plan::{self, Book, Exclusion, Job, NoBook, Settings},
     report::{EngineInfo, GameReport, PlayerReport, PlyReport, Report, SCHEMA, SideReport, Sides},
@@ -47,6 +50,8 @@ pub struct Analysis {
     ratings: HashMap<String, f64>,
     /// A move classifier instead of the shipped one.
     classifier: Option<Classifier>,
+    /// An assessment model instead of the shipped one.
+    assessment: Option<AssessmentModel>,
 }
 
 impl Analysis {
@@ -77,6 +82,7 @@ impl Analysis {
             calibration: None,
             ratings: HashMap::new(),
             classifier: None,
+            assessment: None,
         }
     }
 
@@ -84,6 +90,12 @@ impl Analysis {
     /// reports with its engine build and settings).
     pub fn set_classifier(&mut self, model: Classifier) {
         self.classifier = Some(model);
+    }
+
+    /// Uses this assessment model instead of the shipped one (it still only applies to
+    /// reports with its engine build and settings).
+    pub fn set_assessment(&mut self, model: AssessmentModel) {
+        self.assessment = Some(model);
     }
 
     /// Uses this calibration table instead of the shipped one (it still only applies to
@@ -162,7 +174,16 @@ impl Analysis {
             .as_ref()
             .or(Calibration::builtin())
             .filter(|c| c.applies_to(&self.settings, &engine));
-        let players = players(&games, calibration, &self.ratings, classifier);
+        let mut games = games;
+        let mut players = players(&games, calibration, &self.ratings, classifier);
+        let assessment = self
+            .assessment
+            .as_ref()
+            .or(AssessmentModel::builtin())
+            .filter(|m| m.applies_to(&self.settings, &engine));
+        if let Some(model) = assessment {
+            assess(&mut games, &mut players, model, calibration, &self.ratings);
+        }
         Report {
             schema: SCHEMA,
             settings: self.settings.clone(),
@@ -172,6 +193,7 @@ impl Analysis {
             calibration: calibration.map(|c| format!("{} (engine {})", c.source, c.engine.build)),
             classifier: classifier.map(|c| c.name.clone()),
             classifier_baseline: classifier.map(|c| c.baseline.clone()),
+            assessment: assessment.map(|m| m.name.clone()),
         }
     }
 
@@ -420,6 +442,60 @@ fn side_report(
         competence: haworth::competence(&decisions(plies, side), true),
         stretch: stretch(&regan_sample(game.index, plies, side)),
         matches: crate::matchlog::totals(plies.iter().filter(|p| p.side == side)),
+        assessment: None,
+    }
+}
+
+/// A side's rating: entered for the player, else the game's Elo tag.
+fn side_rating(g: &GameReport, side: Side, entered: &HashMap<String, f64>) -> Option<f64> {
+    let tag = match side {
+        Side::White => "WhiteElo",
+        Side::Black => "BlackElo",
+    };
+    entered
+        .get(&g.sides.get(side).player.to_lowercase())
+        .copied()
+        .or_else(|| {
+            g.tag(tag)
+                .and_then(|v| v.trim().parse::<f64>().ok())
+                .filter(|e| *e > 0.0)
+        })
+}
+
+/// Assesses every side and player: `assessment`, and `engineScore` its probability.
+fn assess(
+    games: &mut [GameReport],
+    players: &mut [PlayerReport],
+    model: &AssessmentModel,
+    calibration: Option<&Calibration>,
+    entered: &HashMap<String, f64>,
+) {
+    let mut by_player: HashMap<String, Vec<Signals>> = HashMap::new();
+    for g in games.iter_mut().filter(|g| g.error.is_none()) {
+        for side in [Side::White, Side::Black] {
+            let rating = side_rating(g, side, entered);
+            let Some(signals) = assessment::side_signals(g, side, rating, calibration) else {
+                continue;
+            };
+            let a = model.assess(&signals);
+            let s = g.sides.get_mut(side);
+            if let Some(a) = &a {
+                s.stats.engine_score = Some(a.probability);
+            }
+            s.assessment = a;
+            by_player
+                .entry(s.player.to_lowercase())
+                .or_default()
+                .push(signals);
+        }
+    }
+    for p in players.iter_mut() {
+        let sides = by_player.remove(&p.name.to_lowercase()).unwrap_or_default();
+        let a = assessment::player_signals(p, &sides).and_then(|s| model.assess(&s));
+        if let Some(a) = &a {
+            p.stats.engine_score = Some(a.probability);
+        }
+        p.assessment = a;
     }
 }
 
@@ -542,6 +618,7 @@ fn players(
                 verdict: Some(verdict),
                 evidence,
                 matches: crate::matchlog::totals(a.plies.iter().copied()),
+                assessment: None,
             }
         })
         .collect()

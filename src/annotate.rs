@@ -709,6 +709,7 @@ mod tests {
             calibration: None,
             classifier: None,
             classifier_baseline: None,
+            assessment: None,
         }
     }
 

@@ -9,6 +9,7 @@ use crate::{
     game::{Side, Variant},
     matchlog::{MatchTotals, ScreeningMove},
     model::{
+        assessment::Assessment,
         classifier::{Baseline, ClassifierStats},
         levels::Trend,
     },
@@ -61,6 +62,10 @@ pub struct Report {
     /// baseline a player's games are compared with; `null` without a classifier).
     #[serde(default)]
     pub classifier_baseline: Option<Baseline>,
+    /// The assessment model behind each `assessment` and `engineScore` (its name and
+    /// data), or `null` when none applies to this engine and these settings.
+    #[serde(default)]
+    pub assessment: Option<String>,
 }
 
 /// One game.
@@ -119,6 +124,14 @@ impl Sides {
             Side::Black => &self.black,
         }
     }
+
+    /// The summary of a side, to change it.
+    pub fn get_mut(&mut self, side: Side) -> &mut SideReport {
+        match side {
+            Side::White => &mut self.white,
+            Side::Black => &mut self.black,
+        }
+    }
 }
 
 /// One side of one game.
@@ -150,6 +163,11 @@ pub struct SideReport {
     /// side's analysed moves (absent in review mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub matches: Option<MatchTotals>,
+    /// The assessment of this side: probability of engine assistance, level, reasons
+    /// (`null` when no model applies or with too few analysed moves); `engineScore` is
+    /// its probability.
+    #[serde(default)]
+    pub assessment: Option<Assessment>,
 }
 
 /// One ply: the move, why it was excluded, its features and lines.
@@ -259,6 +277,10 @@ pub struct PlayerReport {
     /// the player's analysed moves (absent in review mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub matches: Option<MatchTotals>,
+    /// The assessment over all the player's games (`null` when no model applies or with
+    /// too few analysed moves); `engineScore` is its probability.
+    #[serde(default)]
+    pub assessment: Option<Assessment>,
 }
 
 impl Report {

@@ -1,5 +1,6 @@
 //! Flags, validation into settings, the engine pool and the outputs.
 
+mod assess;
 mod bench;
 mod cache;
 mod calibrate;
@@ -63,6 +64,9 @@ struct Cli {
 enum Sub {
     /// Analyse every game of one or more PGN files.
     Analyze(Box<AnalyzeArgs>),
+    /// Fit the assessment model on the corpus, or evaluate it (see models/README.md).
+    #[command(subcommand)]
+    Assess(assess::AssessCmd),
     /// Measure import throughput and pipeline efficiency (prints; asserts nothing).
     Bench(bench::BenchArgs),
     /// Build the rating ↔ Regan (s, c) calibration table (see models/README.md).
@@ -196,6 +200,7 @@ pub fn run() -> Result<ExitCode> {
     };
     match cli.command {
         Sub::Analyze(args) => analyze(*args),
+        Sub::Assess(cmd) => assess::run(cmd).map(|()| ExitCode::SUCCESS),
         Sub::Bench(args) => bench::bench(args).map(|()| ExitCode::SUCCESS),
         Sub::Calibrate(cmd) => calibrate::run(cmd).map(|()| ExitCode::SUCCESS),
         Sub::Corpus(cmd) => corpus::run(cmd),

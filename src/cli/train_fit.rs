@@ -71,17 +71,17 @@ struct Row {
 }
 
 /// xorshift64*: fixed-seed shuffles.
-struct Rng(u64);
+pub(super) struct Rng(pub(super) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(super) fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
 
-    fn shuffle<T>(&mut self, v: &mut [T]) {
+    pub(super) fn shuffle<T>(&mut self, v: &mut [T]) {
         for i in (1..v.len()).rev() {
             let j = (self.next() % (i as u64 + 1)) as usize;
             v.swap(i, j);
@@ -204,18 +204,18 @@ fn balance(rows: Vec<Row>, fold_of: &BTreeMap<usize, usize>, rng: &mut Rng) -> V
     out
 }
 
-fn matrix(rows: &[Vec<f64>]) -> DenseMatrix<f64> {
+pub(super) fn matrix(rows: &[Vec<f64>]) -> DenseMatrix<f64> {
     DenseMatrix::from_2d_vec(&rows.to_vec()).expect("invariant: rows of equal length")
 }
 
 /// Standardisation fitted on training rows.
-struct Scaler {
-    mean: Vec<f64>,
-    scale: Vec<f64>,
+pub(super) struct Scaler {
+    pub(super) mean: Vec<f64>,
+    pub(super) scale: Vec<f64>,
 }
 
 impl Scaler {
-    fn fit(x: &[Vec<f64>]) -> Scaler {
+    pub(super) fn fit(x: &[Vec<f64>]) -> Scaler {
         let p = x[0].len();
         let n = x.len() as f64;
         let mean: Vec<f64> = (0..p)
@@ -230,7 +230,7 @@ impl Scaler {
         Scaler { mean, scale }
     }
 
-    fn apply(&self, x: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    pub(super) fn apply(&self, x: &[Vec<f64>]) -> Vec<Vec<f64>> {
         x.iter()
             .map(|r| {
                 r.iter()
@@ -276,7 +276,12 @@ fn export_forest(
         .collect()
 }
 
-fn forest_model(x: &[Vec<f64>], y: &[u32], trees: u16, seed: u64) -> Result<Vec<Vec<Node>>> {
+pub(super) fn forest_model(
+    x: &[Vec<f64>],
+    y: &[u32],
+    trees: u16,
+    seed: u64,
+) -> Result<Vec<Vec<Node>>> {
     let params = RandomForestClassifierParameters::default()
         .with_n_trees(trees)
         .with_max_depth(12)
@@ -337,7 +342,7 @@ fn sigmoid(z: f64) -> f64 {
     1.0 / (1.0 + (-z).exp())
 }
 
-fn logistic(tx: &[Vec<f64>], ty: &[u32]) -> Result<(Scaler, Vec<f64>, f64)> {
+pub(super) fn logistic(tx: &[Vec<f64>], ty: &[u32]) -> Result<(Scaler, Vec<f64>, f64)> {
     let sc = Scaler::fit(tx);
     let lr = LogisticRegression::fit(&matrix(&sc.apply(tx)), &ty.to_vec(), Default::default())
         .map_err(|e| anyhow::anyhow!("logistic regression: {e}"))?;
@@ -428,7 +433,7 @@ fn scores(
 }
 
 /// ROC AUC (Mann-Whitney, ties count half).
-fn auc(scores: &[f64], labels: &[bool]) -> f64 {
+pub(super) fn auc(scores: &[f64], labels: &[bool]) -> f64 {
     let mut idx: Vec<usize> = (0..scores.len()).collect();
     idx.sort_by(|&a, &b| scores[a].total_cmp(&scores[b]));
     let mut rank = vec![0.0; scores.len()];

@@ -42,6 +42,72 @@ pub enum Model {
     },
 }
 
+impl Model {
+    /// Checks the model's shape against its number of inputs `n`.
+    pub fn check(&self, n: usize) -> Result<(), ModelError> {
+        match self {
+            Model::Forest { trees } => {
+                for (t, nodes) in trees.iter().enumerate() {
+                    for node in nodes {
+                        let leaf = node[0] < 0.0;
+                        let ok = if leaf {
+                            node[1] == 0.0 || node[1] == 1.0
+                        } else {
+                            (node[0] as usize) < n
+                                && (node[2] as usize) < nodes.len()
+                                && (node[3] as usize) < nodes.len()
+                                && node[0].fract() == 0.0
+                        };
+                        if !ok || nodes.is_empty() {
+                            return Err(ModelError(format!("tree {t} has a bad node {node:?}")));
+                        }
+                    }
+                }
+            }
+            Model::Logistic {
+                mean,
+                scale,
+                weights,
+                ..
+            } => {
+                if mean.len() != n || scale.len() != n || weights.len() != n {
+                    return Err(ModelError(
+                        "logistic model: lengths differ from features".into(),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The model's output for an input: the share of trees voting 1, or the logistic
+    /// probability.
+    pub fn probability(&self, x: &[f64]) -> f64 {
+        match self {
+            Model::Forest { trees } => {
+                if trees.is_empty() {
+                    return 0.0;
+                }
+                let votes: f64 = trees.iter().map(|t| leaf(t, x)).sum();
+                votes / trees.len() as f64
+            }
+            Model::Logistic {
+                mean,
+                scale,
+                weights,
+                bias,
+            } => {
+                let z: f64 = bias
+                    + x.iter()
+                        .zip(mean.iter().zip(scale.iter().zip(weights)))
+                        .map(|(xi, (m, (s, w)))| w * (xi - m) / if *s > 0.0 { *s } else { 1.0 })
+                        .sum::<f64>();
+                1.0 / (1.0 + libm::exp(-z))
+            }
+        }
+    }
+}
+
 /// Positive rates of game sides (share of their candidate moves flagged) in the data the
 /// model was validated on: the baseline the page plots a player's games against.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -164,38 +230,7 @@ impl Classifier {
         {
             return Err(ModelError(format!("unknown feature {bad:?}")));
         }
-        match &self.model {
-            Model::Forest { trees } => {
-                for (t, nodes) in trees.iter().enumerate() {
-                    for node in nodes {
-                        let leaf = node[0] < 0.0;
-                        let ok = if leaf {
-                            node[1] == 0.0 || node[1] == 1.0
-                        } else {
-                            (node[0] as usize) < n
-                                && (node[2] as usize) < nodes.len()
-                                && (node[3] as usize) < nodes.len()
-                                && node[0].fract() == 0.0
-                        };
-                        if !ok || nodes.is_empty() {
-                            return Err(ModelError(format!("tree {t} has a bad node {node:?}")));
-                        }
-                    }
-                }
-            }
-            Model::Logistic {
-                mean,
-                scale,
-                weights,
-                ..
-            } => {
-                if mean.len() != n || scale.len() != n || weights.len() != n {
-                    return Err(ModelError(
-                        "logistic model: lengths differ from features".into(),
-                    ));
-                }
-            }
-        }
+        self.model.check(n)?;
         Ok(())
     }
 
@@ -232,28 +267,7 @@ impl Classifier {
 
     /// The probability that a move with these inputs is engine-chosen.
     pub fn probability(&self, x: &[f64]) -> f64 {
-        match &self.model {
-            Model::Forest { trees } => {
-                if trees.is_empty() {
-                    return 0.0;
-                }
-                let votes: f64 = trees.iter().map(|t| leaf(t, x)).sum();
-                votes / trees.len() as f64
-            }
-            Model::Logistic {
-                mean,
-                scale,
-                weights,
-                bias,
-            } => {
-                let z: f64 = bias
-                    + x.iter()
-                        .zip(mean.iter().zip(scale.iter().zip(weights)))
-                        .map(|(xi, (m, (s, w)))| w * (xi - m) / if *s > 0.0 { *s } else { 1.0 })
-                        .sum::<f64>();
-                1.0 / (1.0 + libm::exp(-z))
-            }
-        }
+        self.model.probability(x)
     }
 
     /// Classifies the candidate moves of a game: sets `engine_probability` on them.

@@ -1,0 +1,860 @@
+//! `fairsight assess`: the assessment model (`models/assessment.json`) fitted on the
+//! corpus, and its evaluation on the test split (see `models/README.md`).
+//!
+//! - `assess fit`: every game side of the train split becomes a row of signals
+//!   ([`fairsight::model::assessment::SIGNALS`]) labelled engine-assisted (both sides of
+//!   engine games, the switched side of switched games) or not (both sides of human
+//!   games). For each kind of input (rated or not, clocks or not) logistic regression and
+//!   a random forest (smartcore) are cross-validated with folds grouped by game and by
+//!   player; the better one is fitted on the whole train split, its scores calibrated on
+//!   the validation split (Platt), and the thresholds set from the clean human sides'
+//!   probabilities (train out-of-fold and validation).
+//! - `assess eval`: the shipped (or a given) model on the test split: ROC AUC overall and
+//!   by slice beside each single signal's, false- and true-positive rates at the
+//!   thresholds with 95% intervals.
+//!
+//! Engine games' clocks are left out: TCEC's time management at its time controls would
+//! let a model recognise the time control, not assistance. The clock models therefore
+//! learn clean human sides against switched sides, whose clocks are the original human
+//! game's.
+
+use std::{
+    collections::{BTreeMap, HashMap},
+    fmt::Write as _,
+    path::PathBuf,
+};
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand};
+use fairsight::{
+    game::Side,
+    model::{
+        assessment::{
+            AssessmentModel, CLOCK_SIGNALS, HumanRange, Level, RATED_SIGNALS, SIGNALS, Signals,
+            Variant, side_signals,
+        },
+        classifier::Model,
+    },
+    stats::calibration::Calibration,
+};
+
+use super::{
+    corpus::{Label, Manifest, Split, load_records, rebuild},
+    train_fit::{Rng, Scaler, auc, forest_model, logistic},
+};
+
+#[derive(Subcommand)]
+pub enum AssessCmd {
+    /// Fit the assessment model on the corpus's train and validation splits.
+    Fit(FitArgs),
+    /// Evaluate a model on the corpus's test split: AUCs by slice, error rates.
+    Eval(EvalArgs),
+}
+
+#[derive(Args)]
+pub struct FitArgs {
+    /// The corpus folder.
+    #[arg(long, default_value = "corpus")]
+    corpus: PathBuf,
+    /// Where to write the model.
+    #[arg(long, default_value = "models/assessment.json")]
+    out: PathBuf,
+    /// Cross-validation folds.
+    #[arg(long, default_value_t = 5)]
+    folds: usize,
+    /// Trees of the random forest.
+    #[arg(long, default_value_t = 200)]
+    trees: u16,
+    /// Seed of the folds and forests.
+    #[arg(long, default_value_t = 2026)]
+    seed: u64,
+}
+
+#[derive(Args)]
+pub struct EvalArgs {
+    /// The corpus folder.
+    #[arg(long, default_value = "corpus")]
+    corpus: PathBuf,
+    /// The model [default: the shipped one].
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// The split to evaluate on.
+    #[arg(long, value_enum, default_value_t = Split::Test)]
+    split: Split,
+}
+
+pub fn run(cmd: AssessCmd) -> Result<()> {
+    match cmd {
+        AssessCmd::Fit(a) => fit(a),
+        AssessCmd::Eval(a) => eval(a),
+    }
+}
+
+/// What a row is, for the slices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    Human,
+    /// Engines rated above 3000 (TCEC).
+    TopEngine,
+    /// Engines rated 3000 or less (self-play at limited strength).
+    WeakEngine,
+    /// The switched side of a switched game.
+    Switched,
+}
+
+/// One game side of the corpus.
+struct Row {
+    /// The game (record id).
+    game: String,
+    /// The player (lower-case name; an engine game's sides are their own "players").
+    player: String,
+    kind: Kind,
+    split: Split,
+    signals: Signals,
+    /// The side's Elo tag (for the slices; never a feature).
+    elo: Option<f64>,
+}
+
+impl Row {
+    fn engine(&self) -> bool {
+        self.kind != Kind::Human
+    }
+}
+
+fn elo_tag(game: &fairsight::report::GameReport, side: Side) -> Option<f64> {
+    let tag = match side {
+        Side::White => "WhiteElo",
+        Side::Black => "BlackElo",
+    };
+    game.tag(tag)
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|e| *e > 0.0)
+}
+
+fn strip_clocks(s: &mut Signals) {
+    s.clocks = false;
+    for (i, name) in SIGNALS.iter().enumerate() {
+        if CLOCK_SIGNALS.contains(name) {
+            s.values[i] = None;
+        }
+    }
+}
+
+fn strip_rating(s: &mut Signals) {
+    s.rating = None;
+    for (i, name) in SIGNALS.iter().enumerate() {
+        if RATED_SIGNALS.contains(name) {
+            s.values[i] = None;
+        }
+    }
+}
+
+/// Every scored game side of the corpus (all splits but `none`).
+fn rows(corpus: &std::path::Path) -> Result<Vec<Row>> {
+    let records = load_records(corpus, &[], None, None)?;
+    let manifest = Manifest::load(corpus)?;
+    eprintln!("fairsight: rebuilding {} corpus games", records.len());
+    let report = rebuild(&records)?;
+    let calibration =
+        Calibration::builtin().filter(|c| c.applies_to(&report.settings, &report.engine));
+    if calibration.is_none() {
+        bail!("the shipped rating calibration does not apply to the corpus's settings");
+    }
+    let mut out = Vec::new();
+    for (r, game) in records.iter().zip(&report.games) {
+        let Some(entry) = manifest.games.get(&r.id) else {
+            bail!(
+                "{} is not in the manifest: run `fairsight corpus manifest`",
+                r.id
+            );
+        };
+        if entry.split == Split::None || game.error.is_some() {
+            continue;
+        }
+        let switched = game.tag("Switched").map(str::to_owned);
+        for side in [Side::White, Side::Black] {
+            let side_name = match side {
+                Side::White => "white",
+                Side::Black => "black",
+            };
+            let kind = match r.label {
+                Label::Human => Kind::Human,
+                Label::Switched if switched.as_deref() == Some(side_name) => Kind::Switched,
+                Label::Switched => continue,
+                Label::Engine => {
+                    if elo_tag(game, side).is_some_and(|e| e > 3000.0) {
+                        Kind::TopEngine
+                    } else {
+                        Kind::WeakEngine
+                    }
+                }
+            };
+            let elo = elo_tag(game, side);
+            let Some(mut signals) = side_signals(game, side, elo, calibration) else {
+                continue;
+            };
+            if r.label == Label::Engine {
+                strip_clocks(&mut signals);
+            }
+            let player = if r.label == Label::Engine {
+                format!("{}#{side_name}", r.id)
+            } else {
+                game.sides.get(side).player.to_lowercase()
+            };
+            out.push(Row {
+                game: r.id.clone(),
+                player,
+                kind,
+                split: entry.split,
+                signals,
+                elo,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Fold of each row: games and players joined (union-find), components dealt to folds
+/// in a seeded order, so no game and no player is in two folds.
+fn folds(rows: &[&Row], k: usize, seed: u64) -> Vec<usize> {
+    let mut ids: HashMap<String, usize> = HashMap::new();
+    let mut parent: Vec<usize> = Vec::new();
+    fn find(p: &mut [usize], mut i: usize) -> usize {
+        while p[i] != i {
+            p[i] = p[p[i]];
+            i = p[i];
+        }
+        i
+    }
+    let mut id = |key: String, parent: &mut Vec<usize>| {
+        *ids.entry(key).or_insert_with(|| {
+            parent.push(parent.len());
+            parent.len() - 1
+        })
+    };
+    let pairs: Vec<(usize, usize)> = rows
+        .iter()
+        .map(|r| {
+            let g = id(format!("g:{}", r.game), &mut parent);
+            let p = id(format!("p:{}", r.player), &mut parent);
+            (g, p)
+        })
+        .collect();
+    for &(g, p) in &pairs {
+        let (a, b) = (find(&mut parent, g), find(&mut parent, p));
+        parent[a] = b;
+    }
+    let roots: Vec<usize> = pairs.iter().map(|&(g, _)| find(&mut parent, g)).collect();
+    let mut comps: Vec<usize> = roots.clone();
+    comps.sort_unstable();
+    comps.dedup();
+    let mut rng = Rng(seed ^ 0x51ed_270b_2f6a_7e11);
+    rng.shuffle(&mut comps);
+    // Largest components first, each to the fold with the fewest rows so far.
+    let mut size: HashMap<usize, usize> = HashMap::new();
+    for r in &roots {
+        *size.entry(*r).or_default() += 1;
+    }
+    comps.sort_by_key(|c| std::cmp::Reverse(size[c]));
+    let mut load = vec![0usize; k.max(2)];
+    let mut fold_of: HashMap<usize, usize> = HashMap::new();
+    for c in comps {
+        let f = (0..load.len()).min_by_key(|&f| load[f]).unwrap_or(0);
+        load[f] += size[&c];
+        fold_of.insert(c, f);
+    }
+    roots.iter().map(|r| fold_of[r]).collect()
+}
+
+fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let pos = q * (sorted.len() - 1) as f64;
+    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+    sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
+}
+
+fn sorted(mut v: Vec<f64>) -> Vec<f64> {
+    v.sort_by(f64::total_cmp);
+    v
+}
+
+/// The signals of a variant.
+fn variant_features(rated: bool, clocks: bool) -> Vec<String> {
+    SIGNALS
+        .iter()
+        .filter(|s| rated || !RATED_SIGNALS.contains(s))
+        .filter(|s| clocks || !CLOCK_SIGNALS.contains(s))
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// Rows a variant can be trained and judged on: with a rating if it is rated, clocks if
+/// it uses them.
+fn usable(r: &Row, rated: bool, clocks: bool) -> bool {
+    (!rated || r.signals.rating.is_some()) && (!clocks || r.signals.clocks)
+}
+
+/// Platt scaling: (a, b) maximising the likelihood of `labels` under
+/// `sigmoid(a·logit(score) + b)` (Newton's method, with Platt's target smoothing).
+fn platt(scores: &[f64], labels: &[bool]) -> (f64, f64) {
+    let pos = labels.iter().filter(|l| **l).count() as f64;
+    let neg = labels.len() as f64 - pos;
+    let (tp, tn) = ((pos + 1.0) / (pos + 2.0), 1.0 / (neg + 2.0));
+    let x: Vec<f64> = scores
+        .iter()
+        .map(|p| {
+            let p = p.clamp(1e-6, 1.0 - 1e-6);
+            (p / (1.0 - p)).ln()
+        })
+        .collect();
+    let t: Vec<f64> = labels.iter().map(|l| if *l { tp } else { tn }).collect();
+    let nll = |a: f64, b: f64| -> f64 {
+        x.iter()
+            .zip(&t)
+            .map(|(xi, ti)| {
+                let z = a * xi + b;
+                // log(1 + e^z) − t·z, computed stably.
+                z.max(0.0) + (-z.abs()).exp().ln_1p() - ti * z
+            })
+            .sum()
+    };
+    let (mut a, mut b) = (0.0, 0.0);
+    let mut current = nll(a, b);
+    for _ in 0..100 {
+        let (mut ga, mut gb, mut haa, mut hab, mut hbb) = (0.0, 0.0, 1e-9, 0.0, 1e-9);
+        for (xi, ti) in x.iter().zip(&t) {
+            let p = 1.0 / (1.0 + (-(a * xi + b)).exp());
+            let d = p - ti;
+            ga += d * xi;
+            gb += d;
+            let w = p * (1.0 - p);
+            haa += w * xi * xi;
+            hab += w * xi;
+            hbb += w;
+        }
+        let det = haa * hbb - hab * hab;
+        if det.abs() < 1e-12 {
+            break;
+        }
+        let da = (hbb * ga - hab * gb) / det;
+        let db = (haa * gb - hab * ga) / det;
+        // Backtracking: halve the Newton step until the likelihood improves.
+        let mut step = 1.0;
+        let mut next = nll(a - da, b - db);
+        while next > current && step > 1e-6 {
+            step /= 2.0;
+            next = nll(a - step * da, b - step * db);
+        }
+        if next > current {
+            break;
+        }
+        a -= step * da;
+        b -= step * db;
+        let gain = current - next;
+        current = next;
+        if gain < 1e-10 {
+            break;
+        }
+    }
+    (a, b)
+}
+
+/// Fits a model of `kind` ("logistic" or "forest") on rows (inputs already filled).
+fn fit_model(kind: &str, x: &[Vec<f64>], y: &[u32], trees: u16, seed: u64) -> Result<Model> {
+    Ok(match kind {
+        "forest" => Model::Forest {
+            trees: forest_model(x, y, trees, seed)?,
+        },
+        _ => {
+            let (sc, weights, bias) = logistic(x, y)?;
+            let Scaler { mean, scale } = sc;
+            Model::Logistic {
+                mean,
+                scale,
+                weights,
+                bias,
+            }
+        }
+    })
+}
+
+fn fit(a: FitArgs) -> Result<()> {
+    let all = rows(&a.corpus)?;
+    let count = |split: Split, engine: bool| {
+        all.iter()
+            .filter(|r| r.split == split && r.engine() == engine)
+            .count()
+    };
+    eprintln!(
+        "fairsight: game sides: train {} engine-assisted / {} human, validation {} / {}, test {} / {}",
+        count(Split::Train, true),
+        count(Split::Train, false),
+        count(Split::Validation, true),
+        count(Split::Validation, false),
+        count(Split::Test, true),
+        count(Split::Test, false)
+    );
+    let train_humans: Vec<&Row> = all
+        .iter()
+        .filter(|r| r.split == Split::Train && !r.engine())
+        .collect();
+    if train_humans.len() < 20 {
+        bail!(
+            "too few human game sides in the train split ({})",
+            train_humans.len()
+        );
+    }
+    // Clean human ranges per signal: all sides, and per band of the side's own rating.
+    const BANDS: [(u32, u32); 4] = [(0, 1600), (1600, 2000), (2000, 2400), (2400, 4000)];
+    let mut ranges = Vec::new();
+    for (i, name) in SIGNALS.iter().enumerate() {
+        let mut push = |lo: u32, hi: u32, rows: Vec<&&Row>| {
+            let v = sorted(rows.iter().filter_map(|r| r.signals.values[i]).collect());
+            if v.len() >= 10 {
+                ranges.push(HumanRange {
+                    signal: name.to_string(),
+                    lo,
+                    hi,
+                    p5: percentile(&v, 0.05),
+                    median: percentile(&v, 0.5),
+                    p95: percentile(&v, 0.95),
+                    sides: v.len(),
+                });
+            }
+        };
+        push(0, 0, train_humans.iter().collect());
+        for (lo, hi) in BANDS {
+            push(
+                lo,
+                hi,
+                train_humans
+                    .iter()
+                    .filter(|r| {
+                        r.signals
+                            .rating
+                            .is_some_and(|e| e >= f64::from(lo) && e < f64::from(hi))
+                    })
+                    .collect(),
+            );
+        }
+    }
+    let median_of = |name: &str| {
+        ranges
+            .iter()
+            .find(|h| h.signal == name && h.hi == 0)
+            .map_or(0.0, |h| h.median)
+    };
+
+    let mut variants = Vec::new();
+    let mut card = String::new();
+    let _ = writeln!(
+        card,
+        "| input | train sides (assisted / human) | CV AUC logistic | CV AUC forest | kept | validation AUC | unclear from | look closer from |\n|---|---|---|---|---|---|---|---|"
+    );
+    for (rated, clocks) in [(false, false), (true, false), (false, true), (true, true)] {
+        let features = variant_features(rated, clocks);
+        let fill: Vec<f64> = features.iter().map(|f| median_of(f)).collect();
+        let input = |r: &Row| -> Vec<f64> {
+            features
+                .iter()
+                .zip(&fill)
+                .map(|(f, m)| r.signals.get(f).unwrap_or(*m))
+                .collect()
+        };
+        let train: Vec<&Row> = all
+            .iter()
+            .filter(|r| r.split == Split::Train && usable(r, rated, clocks))
+            .collect();
+        let pos = train.iter().filter(|r| r.engine()).count();
+        let neg = train.len() - pos;
+        let basis = format!(
+            "{}, {}",
+            if rated { "rated" } else { "unrated" },
+            if clocks { "clocks" } else { "no clocks" }
+        );
+        if pos < 10 || neg < 10 {
+            eprintln!("fairsight: {basis}: too few sides ({pos} assisted, {neg} human): no model");
+            continue;
+        }
+        let x: Vec<Vec<f64>> = train.iter().map(|r| input(r)).collect();
+        let y: Vec<u32> = train.iter().map(|r| u32::from(r.engine())).collect();
+        let labels: Vec<bool> = train.iter().map(|r| r.engine()).collect();
+        let fold = folds(&train, a.folds, a.seed);
+        let mut cv = BTreeMap::new();
+        let mut oof_of = BTreeMap::new();
+        for kind in ["logistic", "forest"] {
+            let mut oof = vec![0.0; train.len()];
+            for f in 0..a.folds.max(2) {
+                let (tx, ty): (Vec<Vec<f64>>, Vec<u32>) = (0..train.len())
+                    .filter(|&i| fold[i] != f)
+                    .map(|i| (x[i].clone(), y[i]))
+                    .unzip();
+                if ty.iter().all(|v| *v == ty[0]) {
+                    continue;
+                }
+                let m = fit_model(kind, &tx, &ty, a.trees, a.seed)?;
+                for i in (0..train.len()).filter(|&i| fold[i] == f) {
+                    oof[i] = m.probability(&x[i]);
+                }
+            }
+            cv.insert(kind, auc(&oof, &labels));
+            oof_of.insert(kind, oof);
+        }
+        // The forest must beat logistic regression clearly: the logistic model's reasons
+        // and monotone response are easier to trust.
+        let kind = if cv["forest"] > cv["logistic"] + 0.01 {
+            "forest"
+        } else {
+            "logistic"
+        };
+        let model = fit_model(kind, &x, &y, a.trees, a.seed)?;
+        let valid: Vec<&Row> = all
+            .iter()
+            .filter(|r| r.split == Split::Validation && usable(r, rated, clocks))
+            .collect();
+        let vpos = valid.iter().filter(|r| r.engine()).count();
+        let (cal_scores, cal_labels): (Vec<f64>, Vec<bool>) =
+            if vpos >= 5 && valid.len() - vpos >= 5 {
+                valid
+                    .iter()
+                    .map(|r| (model.probability(&input(r)), r.engine()))
+                    .unzip()
+            } else {
+                // Too few validation sides: calibrate on the train split's out-of-fold scores.
+                (oof_of[kind].clone(), labels.clone())
+            };
+        let platt_ab = platt(&cal_scores, &cal_labels);
+        let mut variant = Variant {
+            rated,
+            clocks,
+            features: features.clone(),
+            fill: fill.clone(),
+            model,
+            platt: platt_ab,
+            unclear: 0.5,
+            look_closer: 0.9,
+            look_closer_player: 0.9,
+        };
+        let valid_auc = auc(
+            &valid
+                .iter()
+                .map(|r| variant.probability(&input(r)))
+                .collect::<Vec<_>>(),
+            &valid.iter().map(|r| r.engine()).collect::<Vec<_>>(),
+        );
+        // Thresholds from clean human sides: train out-of-fold and validation, calibrated.
+        let oof_cal = |s: f64| {
+            let p = s.clamp(1e-6, 1.0 - 1e-6);
+            1.0 / (1.0 + (-(platt_ab.0 * (p / (1.0 - p)).ln() + platt_ab.1)).exp())
+        };
+        let humans = sorted(
+            train
+                .iter()
+                .zip(&oof_of[kind])
+                .filter(|(r, _)| !r.engine())
+                .map(|(_, s)| oof_cal(*s))
+                .chain(
+                    valid
+                        .iter()
+                        .filter(|r| !r.engine())
+                        .map(|r| variant.probability(&input(r))),
+                )
+                .collect(),
+        );
+        variant.unclear = percentile(&humans, 0.90);
+        // Look closer: above all but 0.5% of the clean human sides seen (the test split's
+        // rate is then measured by `assess eval`), and never below 0.5.
+        let allowed = (humans.len() as f64 * 0.005).floor() as usize;
+        let above = humans[humans.len() - 1 - allowed.min(humans.len() - 1)];
+        variant.look_closer = (above + 1e-9).clamp(0.5, 0.999);
+        variant.look_closer_player = variant.look_closer;
+        let _ = writeln!(
+            card,
+            "| {basis} | {pos} / {neg} | {:.3} | {:.3} | {kind} | {valid_auc:.3} ({} / {}) | {:.3} | {:.3} |",
+            cv["logistic"],
+            cv["forest"],
+            vpos,
+            valid.len() - vpos,
+            variant.unclear,
+            variant.look_closer
+        );
+        variants.push(variant);
+    }
+    if variants.iter().all(|v| v.rated || v.clocks) {
+        bail!("no model for unrated input without clocks: the corpus is too small");
+    }
+    let report_settings = load_records(&a.corpus, &[], None, None)?
+        .first()
+        .map(|r| (r.settings.clone(), r.engine.clone()))
+        .context("empty corpus")?;
+    let manifest = Manifest::load(&a.corpus)?;
+    let model = AssessmentModel {
+        name:
+            "fairsight assessment (signals of a game side or player, one model per kind of input)"
+                .into(),
+        source: format!(
+            "corpus/ ({} games: {})",
+            manifest.games.len(),
+            manifest
+                .sources
+                .iter()
+                .map(|(k, s)| format!("{k} {}", s.games))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        engine: report_settings.1,
+        settings: report_settings.0,
+        variants,
+        ranges,
+    };
+    std::fs::write(&a.out, model.to_json() + "\n")
+        .with_context(|| format!("cannot write {}", a.out.display()))?;
+    print!("{card}");
+    eprintln!("fairsight: wrote {}", a.out.display());
+    Ok(())
+}
+
+/// Wilson score interval for k of n, 95%.
+fn wilson(k: usize, n: usize) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let (k, n, z) = (k as f64, n as f64, 1.959_964);
+    let p = k / n;
+    let d = 1.0 + z * z / n;
+    let c = (p + z * z / (2.0 * n)) / d;
+    let h = z * ((p * (1.0 - p) + z * z / (4.0 * n)) / n).sqrt() / d;
+    ((c - h).max(0.0), (c + h).min(1.0))
+}
+
+fn eval(a: EvalArgs) -> Result<()> {
+    let own;
+    let model = match &a.model {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read {}", p.display()))?;
+            own = AssessmentModel::from_json(&text)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+            &own
+        }
+        None => AssessmentModel::builtin()
+            .context("no assessment model is built in (models/assessment.json)")?,
+    };
+    let all = rows(&a.corpus)?;
+    // Each signal's direction, from the train split: higher is more engine-like when the
+    // assisted sides' median is above the humans'.
+    let direction: Vec<f64> = (0..SIGNALS.len())
+        .map(|i| {
+            let med = |engine: bool| {
+                let v = sorted(
+                    all.iter()
+                        .filter(|r| r.split == Split::Train && r.engine() == engine)
+                        .filter_map(|r| r.signals.values[i])
+                        .collect(),
+                );
+                percentile(&v, 0.5)
+            };
+            if med(true) >= med(false) { 1.0 } else { -1.0 }
+        })
+        .collect();
+    let test: Vec<&Row> = all.iter().filter(|r| r.split == a.split).collect();
+    let assess = |s: &Signals| model.assess(s);
+    let probs: Vec<Option<f64>> = test
+        .iter()
+        .map(|r| assess(&r.signals).map(|x| x.probability))
+        .collect();
+    // The same sides with their rating withheld: what the unrated model makes of them.
+    let probs_unrated: Vec<Option<f64>> = test
+        .iter()
+        .map(|r| {
+            let mut s = r.signals.clone();
+            strip_rating(&mut s);
+            assess(&s).map(|x| x.probability)
+        })
+        .collect();
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "assessment on the {:?} split: {} game sides ({} human, {} top engine, {} weaker engine, {} switched)",
+        a.split,
+        test.len(),
+        test.iter().filter(|r| r.kind == Kind::Human).count(),
+        test.iter().filter(|r| r.kind == Kind::TopEngine).count(),
+        test.iter().filter(|r| r.kind == Kind::WeakEngine).count(),
+        test.iter().filter(|r| r.kind == Kind::Switched).count(),
+    );
+    type Pick<'a> = Box<dyn Fn(&Row) -> Option<bool> + 'a>;
+    // Slices: (name, which rows, and as what: Some(true) positive, Some(false) negative).
+    let slices: Vec<(&str, Pick, bool)> = vec![
+        ("all sides", Box::new(|r: &Row| Some(r.engine())), false),
+        (
+            "top engines vs humans rated 2400+",
+            Box::new(|r: &Row| match r.kind {
+                Kind::TopEngine => Some(true),
+                Kind::Human if r.elo.is_some_and(|e| e >= 2400.0) => Some(false),
+                _ => None,
+            }),
+            false,
+        ),
+        (
+            "engines rated 2600 or less vs humans",
+            Box::new(|r: &Row| match r.kind {
+                Kind::WeakEngine if r.elo.is_some_and(|e| e <= 2600.0) => Some(true),
+                Kind::Human => Some(false),
+                _ => None,
+            }),
+            false,
+        ),
+        (
+            "switched sides vs clean sides",
+            Box::new(|r: &Row| match r.kind {
+                Kind::Switched => Some(true),
+                Kind::Human => Some(false),
+                _ => None,
+            }),
+            false,
+        ),
+        (
+            "rated input",
+            Box::new(|r: &Row| r.signals.rating.is_some().then(|| r.engine())),
+            false,
+        ),
+        (
+            "unrated input",
+            Box::new(|r: &Row| r.signals.rating.is_none().then(|| r.engine())),
+            false,
+        ),
+        (
+            "clocks",
+            Box::new(|r: &Row| r.signals.clocks.then(|| r.engine())),
+            false,
+        ),
+        (
+            "no clocks",
+            Box::new(|r: &Row| (!r.signals.clocks).then(|| r.engine())),
+            false,
+        ),
+        (
+            "sides under 30 analysed moves",
+            Box::new(|r: &Row| (r.signals.moves < 30).then(|| r.engine())),
+            false,
+        ),
+        (
+            "rated sides, rating withheld",
+            Box::new(|r: &Row| r.signals.rating.is_some().then(|| r.engine())),
+            true,
+        ),
+    ];
+    let _ = write!(out, "\n| slice | sides (assisted / human) | combined AUC |");
+    for s in SIGNALS {
+        let _ = write!(out, " {s} |");
+    }
+    let _ = write!(out, "\n|---|---|---|");
+    for _ in SIGNALS {
+        let _ = write!(out, "---|");
+    }
+    out.push('\n');
+    for (name, pick, unrated) in &slices {
+        let probs = if *unrated { &probs_unrated } else { &probs };
+        let chosen: Vec<(usize, bool)> = test
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| pick(r).map(|l| (i, l)))
+            .filter(|(i, _)| probs[*i].is_some())
+            .collect();
+        let labels: Vec<bool> = chosen.iter().map(|c| c.1).collect();
+        let scores: Vec<f64> = chosen.iter().map(|c| probs[c.0].unwrap_or(0.0)).collect();
+        let pos = labels.iter().filter(|l| **l).count();
+        let _ = write!(
+            out,
+            "| {name} | {pos} / {} | {:.3} |",
+            labels.len() - pos,
+            auc(&scores, &labels)
+        );
+        for (j, _) in SIGNALS.iter().enumerate() {
+            let (s, l): (Vec<f64>, Vec<bool>) = chosen
+                .iter()
+                .filter_map(|(i, lab)| test[*i].signals.values[j].map(|v| (v * direction[j], *lab)))
+                .unzip();
+            let v = auc(&s, &l);
+            if v.is_nan() {
+                let _ = write!(out, " - |");
+            } else {
+                let _ = write!(out, " {v:.2} |");
+            }
+        }
+        out.push('\n');
+    }
+    // Error rates at the thresholds.
+    let level_of: Vec<Option<Level>> = test
+        .iter()
+        .map(|r| assess(&r.signals).map(|x| x.level))
+        .collect();
+    let rate = |kind: Kind, level: Level| {
+        let n = test
+            .iter()
+            .zip(&level_of)
+            .filter(|(r, l)| r.kind == kind && l.is_some())
+            .count();
+        let k = test
+            .iter()
+            .zip(&level_of)
+            .filter(|(r, l)| r.kind == kind && **l >= Some(level))
+            .count();
+        (k, n)
+    };
+    let _ = writeln!(out, "\nper game side, at the model's thresholds:");
+    for (what, kind) in [
+        ("false-positive rate (clean humans)", Kind::Human),
+        ("true-positive rate, top engines", Kind::TopEngine),
+        ("true-positive rate, weaker engines", Kind::WeakEngine),
+        ("true-positive rate, switched sides", Kind::Switched),
+    ] {
+        for level in [Level::LookCloser, Level::Unclear] {
+            let (k, n) = rate(kind, level);
+            let (lo, hi) = wilson(k, n);
+            let _ = writeln!(
+                out,
+                "  {what}, {} or above: {k}/{n} = {:.1}% (95% {:.1}-{:.1}%)",
+                level.name(),
+                100.0 * k as f64 / n.max(1) as f64,
+                100.0 * lo,
+                100.0 * hi
+            );
+        }
+    }
+    print!("{out}");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn platt_scaling_recovers_a_known_calibration() {
+        // Scores whose logit is twice the true log-odds, shifted by one.
+        let mut rng = Rng(7);
+        let (mut s, mut l) = (Vec::new(), Vec::new());
+        for _ in 0..20_000 {
+            let z = (rng.next() % 10_000) as f64 / 1000.0 - 5.0; // true log-odds
+            let p = 1.0 / (1.0 + (-z).exp());
+            let label = (rng.next() % 1_000_000) as f64 / 1e6 < p;
+            let raw = 1.0 / (1.0 + (-(2.0 * z + 1.0)).exp());
+            s.push(raw);
+            l.push(label);
+        }
+        let (a, b) = platt(&s, &l);
+        assert!((a - 0.5).abs() < 0.05, "a = {a}");
+        assert!((b + 0.5).abs() < 0.1, "b = {b}");
+    }
+
+    #[test]
+    fn wilson_intervals_cover_the_rate() {
+        let (lo, hi) = wilson(1, 100);
+        assert!(lo < 0.01 && hi > 0.01 && hi < 0.06, "{lo} {hi}");
+        assert_eq!(wilson(0, 0), (0.0, 1.0));
+    }
+}

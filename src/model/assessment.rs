@@ -1,0 +1,706 @@
+//! The assessment: one calibrated probability per game side and per player that the play
+//! was engine-assisted, a level (`no concern` / `unclear` / `look closer`) and the reasons
+//! in plain words, each with the range clean humans show.
+//!
+//! It combines the signals the report already has ([`SIGNALS`]): the move classifier's
+//! style score, accuracy, top-move match and competence (absolute: they need no rating),
+//! Regan's z-scores against the player's rating (only when a rating is known), the most
+//! engine-like stretch, and time use (only when the game has clocks). No signal is a name,
+//! a raw rating, the game's length, its time control or its book: a rating is only the
+//! reference the z-scores are computed against.
+//!
+//! The model file (`models/assessment.json`, made by `fairsight assess fit` from the
+//! corpus) holds one model per kind of input ([`Variant`]: rated or not, clocks or not),
+//! so one game with no rating and no clocks gets an assessment, and each extra piece of
+//! information sharpens it. Each variant's raw score is calibrated (Platt scaling on the
+//! validation split) and has thresholds set from measured false-positive rates on clean
+//! human game sides.
+
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    analysis::regan_sample,
+    game::Side,
+    model::classifier::Model,
+    plan::Settings,
+    report::{EngineInfo, GameReport, PlayerReport},
+    stats::calibration::Calibration,
+};
+
+/// The signals, by name, in vector order.
+pub const SIGNALS: [&str; 14] = [
+    "classifier",
+    "positiveRate",
+    "acpl",
+    "accuracy",
+    "matchRate",
+    "competence",
+    "stretch",
+    "zMm",
+    "zEv",
+    "zAsd",
+    "timeCv",
+    "windowCv",
+    "fastShare",
+    "difficultyCorrelation",
+];
+
+/// Signals that need a rating.
+pub const RATED_SIGNALS: [&str; 3] = ["zMm", "zEv", "zAsd"];
+/// Signals that need clocks.
+pub const CLOCK_SIGNALS: [&str; 4] = ["timeCv", "windowCv", "fastShare", "difficultyCorrelation"];
+
+/// Fewest analysed moves for an assessment.
+pub const MIN_MOVES: usize = 8;
+
+/// A side's or a player's signal values (`None`: not available), in [`SIGNALS`] order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Signals {
+    /// The values.
+    pub values: [Option<f64>; SIGNALS.len()],
+    /// Analysed moves behind them.
+    pub moves: usize,
+    /// The rating the z-scores were computed against.
+    pub rating: Option<f64>,
+    /// Whether the moves had clock times.
+    pub clocks: bool,
+    /// Games behind them (1 for a side of a game).
+    pub games: usize,
+}
+
+impl Signals {
+    /// A signal's value by name.
+    pub fn get(&self, name: &str) -> Option<f64> {
+        SIGNALS
+            .iter()
+            .position(|s| *s == name)
+            .and_then(|i| self.values[i])
+    }
+
+    fn set(&mut self, name: &str, v: Option<f64>) {
+        if let Some(i) = SIGNALS.iter().position(|s| *s == name) {
+            self.values[i] = v.filter(|x| x.is_finite());
+        }
+    }
+}
+
+/// The most engine-like stretch as a signal: −log10 of its adjusted p-value.
+fn stretch_signal(p_adjusted: f64) -> f64 {
+    -libm::log10(p_adjusted.clamp(1e-12, 1.0))
+}
+
+fn clip(z: Option<f64>) -> Option<f64> {
+    z.map(|z| z.clamp(-8.0, 8.0))
+}
+
+/// The signals of one side of a game, against `rating` when one is known (and the
+/// calibration applies). `None` with fewer than [`MIN_MOVES`] analysed moves.
+pub fn side_signals(
+    game: &GameReport,
+    side: Side,
+    rating: Option<f64>,
+    calibration: Option<&Calibration>,
+) -> Option<Signals> {
+    let s = game.sides.get(side);
+    let moves = s.stats.analysed_plies;
+    if moves < MIN_MOVES {
+        return None;
+    }
+    let mut out = Signals {
+        values: [None; SIGNALS.len()],
+        moves,
+        rating: None,
+        clocks: false,
+        games: 1,
+    };
+    if let Some(c) = &s.classifier {
+        out.set("classifier", c.mean_probability);
+        out.set("positiveRate", c.positive_rate);
+    }
+    out.set("acpl", s.stats.acpl.map(|a| a.min(300.0)));
+    out.set("accuracy", s.stats.accuracy);
+    out.set("matchRate", s.stats.match_rate);
+    out.set("competence", s.competence.as_ref().map(|c| c.mean));
+    out.set(
+        "stretch",
+        Some(
+            s.stretch
+                .as_ref()
+                .map_or(0.0, |x| stretch_signal(x.p_adjusted)),
+        ),
+    );
+    if let (Some(r), Some(cal)) = (rating, calibration) {
+        let sample = regan_sample(game.index, &game.plies, side);
+        if let Some(z) = cal.screen(&sample, r) {
+            out.rating = Some(r);
+            out.set("zMm", clip(z.mm));
+            out.set("zEv", clip(z.ev));
+            out.set("zAsd", clip(z.asd));
+        }
+    }
+    if let Some(t) = &s.time
+        && t.moves >= MIN_MOVES
+    {
+        out.clocks = true;
+        out.set("timeCv", t.cv);
+        out.set("windowCv", t.min_window_cv);
+        out.set(
+            "fastShare",
+            Some(t.fast_moves as f64 / (t.moves + t.premoves).max(1) as f64),
+        );
+        out.set("difficultyCorrelation", t.difficulty_correlation);
+    }
+    Some(out)
+}
+
+/// The signals of a player over all their games: pooled statistics, z-scores against
+/// their rating, and the most significant stretch of any of their games (Bonferroni over
+/// the games).
+pub fn player_signals(player: &PlayerReport, sides: &[Signals]) -> Option<Signals> {
+    let moves = player.stats.analysed_plies;
+    if moves < MIN_MOVES {
+        return None;
+    }
+    let mut out = Signals {
+        values: [None; SIGNALS.len()],
+        moves,
+        rating: None,
+        clocks: false,
+        games: player.games,
+    };
+    if let Some(c) = &player.classifier {
+        out.set("classifier", c.mean_probability);
+        out.set("positiveRate", c.positive_rate);
+    }
+    out.set("acpl", player.stats.acpl.map(|a| a.min(300.0)));
+    out.set("accuracy", player.stats.accuracy);
+    out.set("matchRate", player.stats.match_rate);
+    out.set("competence", player.competence.as_ref().map(|c| c.mean));
+    let best = sides
+        .iter()
+        .filter_map(|s| s.get("stretch"))
+        .fold(0.0_f64, f64::max);
+    let bonferroni = libm::log10(sides.len().max(1) as f64);
+    out.set("stretch", Some((best - bonferroni).max(0.0)));
+    if let (Some(r), Some(z)) = (player.rating, &player.z_scores) {
+        out.rating = Some(r);
+        out.set("zMm", clip(z.mm));
+        out.set("zEv", clip(z.ev));
+        out.set("zAsd", clip(z.asd));
+    }
+    if let Some(t) = &player.time
+        && t.moves >= MIN_MOVES
+    {
+        out.clocks = true;
+        out.set("timeCv", t.cv);
+        out.set("windowCv", t.min_window_cv);
+        out.set(
+            "fastShare",
+            Some(t.fast_moves as f64 / (t.moves + t.premoves).max(1) as f64),
+        );
+        out.set("difficultyCorrelation", t.difficulty_correlation);
+    }
+    Some(out)
+}
+
+/// The level of concern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Level {
+    /// Below the `unclear` threshold.
+    #[serde(rename = "no concern")]
+    NoConcern,
+    /// Between the thresholds.
+    #[serde(rename = "unclear")]
+    Unclear,
+    /// At or above the `look closer` threshold.
+    #[serde(rename = "look closer")]
+    LookCloser,
+}
+
+impl Level {
+    /// The level's words.
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::NoConcern => "no concern",
+            Level::Unclear => "unclear",
+            Level::LookCloser => "look closer",
+        }
+    }
+}
+
+/// The range clean human game sides show for a signal (5th to 95th percentile), in a
+/// rating band or over all.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HumanRange {
+    /// The signal.
+    pub signal: String,
+    /// Lowest rating of the band (0 with `hi` 0: all sides, rated or not).
+    pub lo: u32,
+    /// Rating above the band.
+    pub hi: u32,
+    /// 5th percentile.
+    pub p5: f64,
+    /// Median.
+    pub median: f64,
+    /// 95th percentile.
+    pub p95: f64,
+    /// Sides behind it.
+    pub sides: usize,
+}
+
+/// One model: for sides with (or without) a rating and clocks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Variant {
+    /// Uses the rated signals (z-scores).
+    pub rated: bool,
+    /// Uses the clock signals.
+    pub clocks: bool,
+    /// Its signals, in model order.
+    pub features: Vec<String>,
+    /// Values put in for a missing signal (the clean human medians).
+    pub fill: Vec<f64>,
+    /// The model; its output is a raw score in [0, 1].
+    pub model: Model,
+    /// Platt scaling of the raw score's logit: `p = 1 / (1 + e^−(a·logit + b))`.
+    pub platt: (f64, f64),
+    /// `unclear` from this probability (about 10% of clean human sides above it).
+    pub unclear: f64,
+    /// `look closer` from this probability for a game side.
+    pub look_closer: f64,
+    /// `look closer` from this probability for a player with 5 or more games.
+    pub look_closer_player: f64,
+}
+
+/// A signal's part in an assessment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Reason {
+    /// The signal's name ([`SIGNALS`]).
+    pub signal: String,
+    /// Its value.
+    pub value: f64,
+    /// What clean humans show (5th–95th percentile), in the rating band when known.
+    pub human: (f64, f64),
+    /// The band of that range (`"all"` or e.g. `"1800–2200"`).
+    pub band: String,
+    /// How much it moved the probability (with the signal, minus with the human
+    /// median in its place): positive toward engine.
+    pub effect: f64,
+    /// The reason in plain words.
+    pub text: String,
+}
+
+/// The assessment of a game side or a player.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Assessment {
+    /// Calibrated probability that the play was engine-assisted.
+    pub probability: f64,
+    /// The level, by the thresholds of the model.
+    pub level: Level,
+    /// The 3-5 signals that moved it most, largest effect first.
+    pub reasons: Vec<Reason>,
+    /// Which model: `"rated, clocks"`, `"unrated, no clocks"`...
+    pub basis: String,
+    /// The thresholds used (unclear, look closer).
+    pub thresholds: (f64, f64),
+    /// Analysed moves behind it.
+    pub moves: usize,
+    /// What would make it surer, in plain words (`null` when nothing simple would).
+    #[serde(default)]
+    pub hint: Option<String>,
+}
+
+/// The model file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AssessmentModel {
+    /// What it is.
+    pub name: String,
+    /// The data it was trained, calibrated and tested on.
+    pub source: String,
+    /// The engine of those analyses.
+    pub engine: EngineInfo,
+    /// Their settings: the model applies only to reports made with the same.
+    pub settings: Settings,
+    /// One model per kind of input.
+    pub variants: Vec<Variant>,
+    /// Clean human ranges per signal and band.
+    pub ranges: Vec<HumanRange>,
+}
+
+/// Why a model file cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AssessmentError(pub String);
+
+impl std::fmt::Display for AssessmentError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for AssessmentError {}
+
+fn logit(p: f64) -> f64 {
+    let p = p.clamp(1e-6, 1.0 - 1e-6);
+    libm::log(p / (1.0 - p))
+}
+
+fn sigmoid(z: f64) -> f64 {
+    1.0 / (1.0 + libm::exp(-z))
+}
+
+impl Variant {
+    /// The model's input from signals (missing ones filled in).
+    pub fn input(&self, s: &Signals) -> Vec<f64> {
+        self.features
+            .iter()
+            .zip(&self.fill)
+            .map(|(f, fill)| s.get(f).unwrap_or(*fill))
+            .collect()
+    }
+
+    /// The calibrated probability of an input.
+    pub fn probability(&self, x: &[f64]) -> f64 {
+        let raw = self.model.probability(x);
+        sigmoid(self.platt.0 * logit(raw) + self.platt.1)
+    }
+
+    /// The words for the variant's basis.
+    pub fn basis(&self) -> String {
+        format!(
+            "{}, {}",
+            if self.rated { "rated" } else { "unrated" },
+            if self.clocks { "clocks" } else { "no clocks" }
+        )
+    }
+}
+
+impl AssessmentModel {
+    /// Parses and checks a model file.
+    pub fn from_json(s: &str) -> Result<AssessmentModel, AssessmentError> {
+        let m: AssessmentModel =
+            serde_json::from_str(s).map_err(|e| AssessmentError(e.to_string()))?;
+        for v in &m.variants {
+            if v.fill.len() != v.features.len() {
+                return Err(AssessmentError("fill and features differ in length".into()));
+            }
+            if let Some(bad) = v.features.iter().find(|f| !SIGNALS.contains(&f.as_str())) {
+                return Err(AssessmentError(format!("unknown signal {bad:?}")));
+            }
+            v.model
+                .check(v.features.len())
+                .map_err(|e| AssessmentError(e.0))?;
+        }
+        Ok(m)
+    }
+
+    /// The JSON form.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("invariant: the model serialises")
+    }
+
+    /// The shipped model (`None` if `models/assessment.json` is missing or unreadable).
+    pub fn builtin() -> Option<&'static AssessmentModel> {
+        static MODEL: OnceLock<Option<AssessmentModel>> = OnceLock::new();
+        MODEL
+            .get_or_init(|| {
+                AssessmentModel::from_json(include_str!("../../models/assessment.json")).ok()
+            })
+            .as_ref()
+    }
+
+    /// Whether reports made with `settings` and `engine` may use it (as the classifier).
+    pub fn applies_to(&self, settings: &Settings, engine: &EngineInfo) -> bool {
+        let key = |s: &Settings| (s.limit, s.multipv, s.max_nodes, s.screening);
+        key(settings) == key(&self.settings) && engine.build == self.engine.build
+    }
+
+    /// The variant for these signals: the most informed one they allow.
+    pub fn variant(&self, s: &Signals) -> Option<&Variant> {
+        let rated = s.rating.is_some();
+        [
+            (rated, s.clocks),
+            (rated, false),
+            (false, s.clocks),
+            (false, false),
+        ]
+        .iter()
+        .find_map(|&(r, c)| self.variants.iter().find(|v| v.rated == r && v.clocks == c))
+    }
+
+    /// The clean human range of a signal for a rating (its band, else all sides).
+    pub fn range(&self, signal: &str, rating: Option<f64>) -> Option<&HumanRange> {
+        let in_band = rating.and_then(|r| {
+            self.ranges.iter().find(|h| {
+                h.signal == signal && h.hi > 0 && r >= f64::from(h.lo) && r < f64::from(h.hi)
+            })
+        });
+        in_band.or_else(|| self.ranges.iter().find(|h| h.signal == signal && h.hi == 0))
+    }
+
+    /// The assessment of a side's or a player's signals.
+    pub fn assess(&self, s: &Signals) -> Option<Assessment> {
+        let v = self.variant(s)?;
+        let x = v.input(s);
+        let probability = v.probability(&x);
+        let look_closer = if s.games >= 5 {
+            v.look_closer_player
+        } else {
+            v.look_closer
+        };
+        let level = if probability >= look_closer {
+            Level::LookCloser
+        } else if probability >= v.unclear {
+            Level::Unclear
+        } else {
+            Level::NoConcern
+        };
+        let mut reasons: Vec<Reason> = v
+            .features
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| {
+                let value = s.get(f)?;
+                let mut y = x.clone();
+                y[i] = v.fill[i];
+                let effect = probability - v.probability(&y);
+                let range = self.range(f, s.rating);
+                let (human, band) = range.map_or(((f64::NAN, f64::NAN), "all".to_owned()), |h| {
+                    ((h.p5, h.p95), band_name(h))
+                });
+                Some(Reason {
+                    text: reason_text(f, value, human, &band),
+                    signal: f.clone(),
+                    value,
+                    human,
+                    band,
+                    effect,
+                })
+            })
+            .collect();
+        reasons.sort_by(|a, b| b.effect.abs().total_cmp(&a.effect.abs()));
+        // The 3-5 that moved it most: three, and up to two more that moved it by at least
+        // a fifth of the largest.
+        let top = reasons.first().map_or(0.0, |r| r.effect.abs());
+        let keep = 3 + reasons
+            .iter()
+            .skip(3)
+            .take(2)
+            .take_while(|r| r.effect.abs() >= top / 5.0 && r.effect.abs() > 0.0)
+            .count();
+        reasons.truncate(keep);
+        let hint = if s.rating.is_none() {
+            Some("a rating would sharpen this: it lets the moves be compared with what players of that rating find".to_owned())
+        } else if s.games < 5 && level != Level::LookCloser {
+            Some("more games of the same player would make it surer".to_owned())
+        } else {
+            None
+        };
+        Some(Assessment {
+            probability,
+            level,
+            reasons,
+            basis: v.basis(),
+            thresholds: (v.unclear, look_closer),
+            moves: s.moves,
+            hint,
+        })
+    }
+}
+
+fn band_name(h: &HumanRange) -> String {
+    if h.hi == 0 {
+        "all".to_owned()
+    } else if h.lo == 0 {
+        format!("under {}", h.hi)
+    } else if h.hi >= 4000 {
+        format!("{}+", h.lo)
+    } else {
+        format!("{}–{}", h.lo, h.hi)
+    }
+}
+
+/// A signal's name in plain words and its value formatted.
+pub fn describe(signal: &str, value: f64) -> (&'static str, String) {
+    let pct = |v: f64| format!("{:.0}%", v * 100.0);
+    match signal {
+        "classifier" => ("engine-like move style (classifier)", pct(value)),
+        "positiveRate" => ("moves the classifier finds engine-like", pct(value)),
+        "acpl" => ("average centipawn loss", format!("{value:.0}")),
+        "accuracy" => ("accuracy", format!("{value:.0}%")),
+        "matchRate" => ("engine top-move match", pct(value)),
+        "competence" => ("Haworth's competence", format!("{value:.2}")),
+        "stretch" => ("most engine-like stretch (−log10 p)", format!("{value:.1}")),
+        "zMm" => (
+            "top-move matches against the rating (z)",
+            format!("{value:+.1}"),
+        ),
+        "zEv" => (
+            "equal-value matches against the rating (z)",
+            format!("{value:+.1}"),
+        ),
+        "zAsd" => (
+            "size of errors against the rating (z)",
+            format!("{value:+.1}"),
+        ),
+        "timeCv" => ("variation of move times (CV)", format!("{value:.2}")),
+        "windowCv" => (
+            "most regular 14-move stretch of move times (CV)",
+            format!("{value:.2}"),
+        ),
+        "fastShare" => ("moves made in under 2 s (premoves included)", pct(value)),
+        "difficultyCorrelation" => (
+            "time spent against difficulty (correlation)",
+            format!("{value:+.2}"),
+        ),
+        _ => ("signal", format!("{value}")),
+    }
+}
+
+fn reason_text(signal: &str, value: f64, human: (f64, f64), band: &str) -> String {
+    let (name, v) = describe(signal, value);
+    if human.0.is_nan() {
+        return format!("{name}: {v}");
+    }
+    let who = if band == "all" {
+        "clean humans".to_owned()
+    } else {
+        format!("clean humans rated {band}")
+    };
+    format!(
+        "{name}: {v} ({who}: {} to {})",
+        describe(signal, human.0).1,
+        describe(signal, human.1).1
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn signals(values: &[(&str, f64)], rating: Option<f64>) -> Signals {
+        let mut s = Signals {
+            values: [None; SIGNALS.len()],
+            moves: 30,
+            rating,
+            clocks: false,
+            games: 1,
+        };
+        for (k, v) in values {
+            s.set(k, Some(*v));
+        }
+        s
+    }
+
+    fn model() -> AssessmentModel {
+        // match rate drives it: weight 2 per standard deviation of 0.1 around 0.5.
+        let variant = |rated: bool| Variant {
+            rated,
+            clocks: false,
+            features: if rated {
+                vec!["matchRate".into(), "zMm".into()]
+            } else {
+                vec!["matchRate".into(), "acpl".into()]
+            },
+            fill: if rated {
+                vec![0.5, 0.0]
+            } else {
+                vec![0.5, 40.0]
+            },
+            model: Model::Logistic {
+                mean: vec![0.5, if rated { 0.0 } else { 40.0 }],
+                scale: vec![0.1, if rated { 1.0 } else { 20.0 }],
+                weights: vec![2.0, if rated { 1.0 } else { -1.0 }],
+                bias: -2.0,
+            },
+            platt: (1.0, 0.0),
+            unclear: 0.3,
+            look_closer: 0.8,
+            look_closer_player: 0.9,
+        };
+        AssessmentModel {
+            name: "test".into(),
+            source: "synthetic".into(),
+            engine: EngineInfo::default(),
+            settings: Settings::default(),
+            variants: vec![variant(false), variant(true)],
+            ranges: vec![
+                HumanRange {
+                    signal: "matchRate".into(),
+                    lo: 0,
+                    hi: 0,
+                    p5: 0.3,
+                    median: 0.5,
+                    p95: 0.7,
+                    sides: 100,
+                },
+                HumanRange {
+                    signal: "matchRate".into(),
+                    lo: 2000,
+                    hi: 2400,
+                    p5: 0.4,
+                    median: 0.55,
+                    p95: 0.75,
+                    sides: 50,
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn probability_levels_and_reasons_follow_the_model() {
+        let m = model();
+        // Human-like: match 0.5, acpl 40: z = -2: p = 0.12.
+        let a = m
+            .assess(&signals(&[("matchRate", 0.5), ("acpl", 40.0)], None))
+            .unwrap();
+        assert!((a.probability - sigmoid(-2.0)).abs() < 1e-12);
+        assert_eq!(a.level, Level::NoConcern);
+        assert_eq!(a.basis, "unrated, no clocks");
+        assert!(a.hint.as_deref().unwrap().contains("rating"));
+        // Engine-like: match 0.9, acpl 5: z = -2 + 8 + 1.75 = 7.75.
+        let b = m
+            .assess(&signals(&[("matchRate", 0.9), ("acpl", 5.0)], None))
+            .unwrap();
+        assert_eq!(b.level, Level::LookCloser);
+        assert_eq!(b.reasons[0].signal, "matchRate", "the largest effect first");
+        assert!(b.reasons[0].effect > 0.0);
+        assert!(
+            b.reasons[0].text.contains("90%") && b.reasons[0].text.contains("30% to 70%"),
+            "{}",
+            b.reasons[0].text
+        );
+        // A rating picks the rated variant and the band's range.
+        let c = m
+            .assess(&signals(&[("matchRate", 0.62), ("zMm", 1.0)], Some(2100.0)))
+            .unwrap();
+        assert_eq!(c.basis, "rated, no clocks");
+        let r = c.reasons.iter().find(|r| r.signal == "matchRate").unwrap();
+        assert_eq!(r.band, "2000–2400");
+        assert_eq!(r.human, (0.4, 0.75));
+        // z = -2 + 2.4 + 1 = 1.4: p = 0.80 → look closer for a side, unclear for a player
+        // with 5 games.
+        assert_eq!(c.level, Level::LookCloser);
+        let mut five = signals(&[("matchRate", 0.62), ("zMm", 1.0)], Some(2100.0));
+        five.games = 5;
+        assert_eq!(m.assess(&five).unwrap().level, Level::Unclear);
+        // A missing signal is filled with the human median: no effect, no reason.
+        let d = m.assess(&signals(&[("matchRate", 0.9)], None)).unwrap();
+        assert!(d.reasons.iter().all(|r| r.signal != "acpl"));
+    }
+
+    #[test]
+    fn the_model_file_round_trips_and_is_checked() {
+        let m = model();
+        let back = AssessmentModel::from_json(&m.to_json()).unwrap();
+        assert_eq!(back, m);
+        let mut bad = m.clone();
+        bad.variants[0].features[0] = "WhiteElo".into();
+        assert!(AssessmentModel::from_json(&bad.to_json()).is_err());
+    }
+}
