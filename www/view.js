@@ -166,6 +166,7 @@ function result(game) {
 
 /** What the report's engine score is: the classifier's, or the fallback without one. */
 function engineScoreMeaning(report) {
+  if (report?.assessment) return 'probability of engine assistance (the assessment)';
   return report?.classifier
     ? 'mean engine probability of the move classifier'
     : 'match rate × accuracy / 100 (no move classifier for these settings)';
@@ -1022,6 +1023,55 @@ export function renderPlayers(container, report) {
   container.append(grid);
 }
 
+/**
+ * The answer first: the assessment's level, probability, reasons (each with the range
+ * clean humans show) and what would make it surer. The core wrote every word; this only
+ * lays them out.
+ */
+function assessmentBlock(p, report) {
+  const a = p.assessment && typeof p.assessment === 'object' ? p.assessment : null;
+  const box = h('section', { class: 'assessment', 'aria-label': 'Fair-play assessment' });
+  if (!a) {
+    box.append(
+      h('p', {
+        class: 'not-yet',
+        text: report?.assessment
+          ? 'No assessment: too few analysed moves.'
+          : 'No assessment: no model for these settings (the defaults: depth 14, 4 lines).',
+      }),
+    );
+    return box;
+  }
+  const level = str(a.level);
+  const slug = level.replace(/\s+/g, '-');
+  box.classList.add(`level-${slug}`);
+  box.append(
+    h('p', { class: 'assessment-head' },
+      h('span', { class: `level-badge level-${slug}`, text: level }),
+      ` ${pct(a.probability)} probability of engine assistance`),
+    h('p', {
+      class: 'sub',
+      text: `${a.moves} moves, ${str(a.basis)} model; unclear from ${pct(arr(a.thresholds)[0])}, look closer from ${pct(arr(a.thresholds)[1])}.`,
+    }),
+  );
+  const reasons = arr(a.reasons).filter((r) => r && typeof r === 'object');
+  if (reasons.length) {
+    const list = h('ul', { class: 'reasons' });
+    for (const r of reasons) {
+      list.append(
+        h('li', {
+          class: isNum(r.effect) && r.effect >= 0 ? 'toward-engine' : 'toward-human',
+          title: isNum(r.effect) ? `moved the probability by ${Math.round(r.effect * 100)} points` : '',
+          text: str(r.text),
+        }),
+      );
+    }
+    box.append(list);
+  }
+  if (a.hint) box.append(h('p', { class: 'hint', text: `Hint: ${str(a.hint)}.` }));
+  return box;
+}
+
 function playerCard(p, report) {
   const card = h('article', { class: 'player-card' });
   const name = str(p.name) || '?';
@@ -1031,6 +1081,7 @@ function playerCard(p, report) {
     h('p', { class: 'sub' }, `${games} game${games === 1 ? '' : 's'} `,
       h('span', { class: 'colours', title: 'games with White / with Black', text: `W${p.whiteGames ?? 0} B${p.blackGames ?? 0}` })),
   );
+  card.append(assessmentBlock(p, report));
   const dl = h('dl', { class: 'stats' });
   fact(dl, 'Analysed moves', isNum(p.analysedPlies) ? String(p.analysedPlies) : DASH);
   const excl = Object.entries(obj(p.excluded)).filter(([, c]) => isNum(c) && c > 0);
@@ -1063,7 +1114,12 @@ function playerCard(p, report) {
   );
   fact(dl, 'Guid–Bratko error', isNum(p.guidBratko) ? `${num(p.guidBratko, 3)}${isNum(p.guidBratkoPlies) ? ` (${p.guidBratkoPlies} moves)` : ''}` : DASH);
   fact(dl, 'Better than engine', String(p.betterThanEngine ?? 0));
-  fact(dl, report?.classifier ? 'Engine score (classifier)' : 'Engine score (match × accuracy)', scoreBar(p.engineScore), 'wide');
+  fact(
+    dl,
+    report?.assessment ? 'Engine score (assessment)' : report?.classifier ? 'Engine score (classifier)' : 'Engine score (match × accuracy)',
+    scoreBar(p.engineScore),
+    'wide',
+  );
   card.append(dl);
   card.append(timeFacts(p.time));
 

@@ -158,7 +158,9 @@ fn rows(corpus: &std::path::Path) -> Result<Vec<Row>> {
     let calibration =
         Calibration::builtin().filter(|c| c.applies_to(&report.settings, &report.engine));
     if calibration.is_none() {
-        bail!("the shipped rating calibration does not apply to the corpus's settings");
+        eprintln!(
+            "fairsight: the shipped rating calibration does not apply to these settings: no z-scores"
+        );
     }
     let mut out = Vec::new();
     for (r, game) in records.iter().zip(&report.games) {
@@ -396,6 +398,52 @@ fn fit(a: FitArgs) -> Result<()> {
         count(Split::Test, true),
         count(Split::Test, false)
     );
+    let (variants, ranges, mut card) = fit_variants(&all, a.folds, a.trees, a.seed)?;
+    let (leak, bins) = leakage(&all, a.folds, a.seed)?;
+    card.push_str(&format!(
+        "\nleakage check: train labels shuffled within bins of analysed moves and rating: CV AUC {leak:.3}; the bins alone {bins:.3}\n"
+    ));
+    if variants.iter().all(|v| v.rated || v.clocks) {
+        bail!("no model for unrated input without clocks: the corpus is too small");
+    }
+    let report_settings = load_records(&a.corpus, &[], None, None)?
+        .first()
+        .map(|r| (r.settings.clone(), r.engine.clone()))
+        .context("empty corpus")?;
+    let manifest = Manifest::load(&a.corpus)?;
+    let model = AssessmentModel {
+        name:
+            "fairsight assessment (signals of a game side or player, one model per kind of input)"
+                .into(),
+        source: format!(
+            "corpus/ ({} games: {})",
+            manifest.games.len(),
+            manifest
+                .sources
+                .iter()
+                .map(|(k, s)| format!("{k} {}", s.games))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        engine: report_settings.1,
+        settings: report_settings.0,
+        variants,
+        ranges,
+    };
+    std::fs::write(&a.out, model.to_json() + "\n")
+        .with_context(|| format!("cannot write {}", a.out.display()))?;
+    print!("{card}");
+    eprintln!("fairsight: wrote {}", a.out.display());
+    Ok(())
+}
+
+/// The variants, the clean human ranges and the model card's table, from rows.
+fn fit_variants(
+    all: &[Row],
+    n_folds: usize,
+    trees: u16,
+    seed: u64,
+) -> Result<(Vec<Variant>, Vec<HumanRange>, String)> {
     let train_humans: Vec<&Row> = all
         .iter()
         .filter(|r| r.split == Split::Train && !r.engine())
@@ -481,12 +529,12 @@ fn fit(a: FitArgs) -> Result<()> {
         let x: Vec<Vec<f64>> = train.iter().map(|r| input(r)).collect();
         let y: Vec<u32> = train.iter().map(|r| u32::from(r.engine())).collect();
         let labels: Vec<bool> = train.iter().map(|r| r.engine()).collect();
-        let fold = folds(&train, a.folds, a.seed);
+        let fold = folds(&train, n_folds, seed);
         let mut cv = BTreeMap::new();
         let mut oof_of = BTreeMap::new();
         for kind in ["logistic", "forest"] {
             let mut oof = vec![0.0; train.len()];
-            for f in 0..a.folds.max(2) {
+            for f in 0..n_folds.max(2) {
                 let (tx, ty): (Vec<Vec<f64>>, Vec<u32>) = (0..train.len())
                     .filter(|&i| fold[i] != f)
                     .map(|i| (x[i].clone(), y[i]))
@@ -494,7 +542,7 @@ fn fit(a: FitArgs) -> Result<()> {
                 if ty.iter().all(|v| *v == ty[0]) {
                     continue;
                 }
-                let m = fit_model(kind, &tx, &ty, a.trees, a.seed)?;
+                let m = fit_model(kind, &tx, &ty, trees, seed)?;
                 for i in (0..train.len()).filter(|&i| fold[i] == f) {
                     oof[i] = m.probability(&x[i]);
                 }
@@ -509,7 +557,7 @@ fn fit(a: FitArgs) -> Result<()> {
         } else {
             "logistic"
         };
-        let model = fit_model(kind, &x, &y, a.trees, a.seed)?;
+        let model = fit_model(kind, &x, &y, trees, seed)?;
         let valid: Vec<&Row> = all
             .iter()
             .filter(|r| r.split == Split::Validation && usable(r, rated, clocks))
@@ -582,38 +630,78 @@ fn fit(a: FitArgs) -> Result<()> {
         );
         variants.push(variant);
     }
-    if variants.iter().all(|v| v.rated || v.clocks) {
-        bail!("no model for unrated input without clocks: the corpus is too small");
-    }
-    let report_settings = load_records(&a.corpus, &[], None, None)?
-        .first()
-        .map(|r| (r.settings.clone(), r.engine.clone()))
-        .context("empty corpus")?;
-    let manifest = Manifest::load(&a.corpus)?;
-    let model = AssessmentModel {
-        name:
-            "fairsight assessment (signals of a game side or player, one model per kind of input)"
-                .into(),
-        source: format!(
-            "corpus/ ({} games: {})",
-            manifest.games.len(),
-            manifest
-                .sources
-                .iter()
-                .map(|(k, s)| format!("{k} {}", s.games))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        engine: report_settings.1,
-        settings: report_settings.0,
-        variants,
-        ranges,
+    Ok((variants, ranges, card))
+}
+
+/// The leakage check: the labels of the train split shuffled within bins of analysed
+/// moves and rating, then the grouped cross-validated AUC of logistic regression on the
+/// unrated signals. Shuffled so, a label says nothing but its bin; an AUC well above 0.5
+/// means the signals tell the bins apart (a feature that grows with the game's length,
+/// or the rating itself), which would let a model score the length or the rating rather
+/// than the play.
+/// Returns that AUC and the AUC of the bins alone (each side scored by its bin's share
+/// of engine-assisted sides): the most a model that knew only length and rating could
+/// reach. When the bins' shares differ (engines rated 3500), strength signals reach
+/// toward it legitimately; a leak shows as the first close to or above the second.
+fn leakage(all: &[Row], n_folds: usize, seed: u64) -> Result<(f64, f64)> {
+    let train: Vec<&Row> = all.iter().filter(|r| r.split == Split::Train).collect();
+    let bin = |r: &Row| {
+        let m = match r.signals.moves {
+            0..20 => 0,
+            20..30 => 1,
+            30..40 => 2,
+            _ => 3,
+        };
+        let e = r.elo.map_or(0, |e| 1 + (e / 400.0).floor() as i64);
+        (m, e)
     };
-    std::fs::write(&a.out, model.to_json() + "\n")
-        .with_context(|| format!("cannot write {}", a.out.display()))?;
-    print!("{card}");
-    eprintln!("fairsight: wrote {}", a.out.display());
-    Ok(())
+    let mut by_bin: BTreeMap<(i64, i64), Vec<usize>> = BTreeMap::new();
+    for (i, r) in train.iter().enumerate() {
+        by_bin.entry(bin(r)).or_default().push(i);
+    }
+    let mut labels: Vec<bool> = train.iter().map(|r| r.engine()).collect();
+    let mut rng = Rng(seed ^ 0x1eaf);
+    for idx in by_bin.values() {
+        let mut l: Vec<bool> = idx.iter().map(|&i| labels[i]).collect();
+        rng.shuffle(&mut l);
+        for (&i, v) in idx.iter().zip(l) {
+            labels[i] = v;
+        }
+    }
+    let features = variant_features(false, false);
+    let x: Vec<Vec<f64>> = train
+        .iter()
+        .map(|r| {
+            features
+                .iter()
+                .map(|f| r.signals.get(f).unwrap_or(0.0))
+                .collect()
+        })
+        .collect();
+    let fold = folds(&train, n_folds, seed);
+    let mut oof = vec![0.5; train.len()];
+    for f in 0..n_folds.max(2) {
+        let (tx, ty): (Vec<Vec<f64>>, Vec<u32>) = (0..train.len())
+            .filter(|&i| fold[i] != f)
+            .map(|i| (x[i].clone(), u32::from(labels[i])))
+            .unzip();
+        if ty.is_empty() || ty.iter().all(|v| *v == ty[0]) {
+            continue;
+        }
+        let m = fit_model("logistic", &tx, &ty, 0, seed)?;
+        for i in (0..train.len()).filter(|&i| fold[i] == f) {
+            oof[i] = m.probability(&x[i]);
+        }
+    }
+    let share: BTreeMap<(i64, i64), f64> = by_bin
+        .iter()
+        .map(|(k, idx)| {
+            let pos = idx.iter().filter(|&&i| labels[i]).count();
+            (*k, pos as f64 / idx.len() as f64)
+        })
+        .collect();
+    let by_bins: Vec<f64> = train.iter().map(|r| share[&bin(r)]).collect();
+    Ok((auc(&oof, &labels), auc(&by_bins, &labels)))
 }
 
 /// Wilson score interval for k of n, 95%.
@@ -849,6 +937,148 @@ mod tests {
         let (a, b) = platt(&s, &l);
         assert!((a - 0.5).abs() < 0.05, "a = {a}");
         assert!((b + 0.5).abs() < 0.1, "b = {b}");
+    }
+
+    fn normal(rng: &mut Rng) -> f64 {
+        let u = |rng: &mut Rng| ((rng.next() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
+        let (a, b) = (u(rng), u(rng));
+        (-2.0 * a.ln()).sqrt() * (2.0 * std::f64::consts::PI * b).cos()
+    }
+
+    /// Synthetic sides: engines match more and lose fewer centipawns than humans; every
+    /// other signal is noise, some sides are rated (z-scores shift with assistance) and
+    /// the number of moves is unrelated to the label unless `leak`.
+    fn synthetic(n: usize, seed: u64, leak: bool) -> Vec<Row> {
+        let mut rng = Rng(seed);
+        (0..n)
+            .map(|i| {
+                let engine = i % 3 == 0;
+                let mut values = [None; SIGNALS.len()];
+                let set = |values: &mut [Option<f64>; SIGNALS.len()], k: &str, v: f64| {
+                    values[SIGNALS.iter().position(|s| *s == k).unwrap()] = Some(v);
+                };
+                let shift = if engine { 1.0 } else { 0.0 };
+                set(
+                    &mut values,
+                    "matchRate",
+                    0.45 + 0.15 * shift + 0.08 * normal(&mut rng),
+                );
+                set(
+                    &mut values,
+                    "acpl",
+                    (50.0 - 25.0 * shift + 12.0 * normal(&mut rng)).max(0.0),
+                );
+                set(&mut values, "accuracy", 80.0 + 5.0 * normal(&mut rng));
+                set(&mut values, "classifier", 0.3 + 0.05 * normal(&mut rng));
+                let rated = i % 2 == 0;
+                let elo = rated.then_some(1500.0 + (i % 7) as f64 * 200.0);
+                if rated {
+                    set(&mut values, "zMm", 1.5 * shift + normal(&mut rng));
+                }
+                let moves = if leak && engine {
+                    45
+                } else {
+                    15 + (rng.next() % 30) as usize
+                };
+                let split = match i % 10 {
+                    0..6 => Split::Train,
+                    6 | 7 => Split::Validation,
+                    _ => Split::Test,
+                };
+                Row {
+                    game: format!("g{i}"),
+                    player: format!("p{i}"),
+                    kind: if engine {
+                        Kind::WeakEngine
+                    } else {
+                        Kind::Human
+                    },
+                    split,
+                    signals: Signals {
+                        values,
+                        moves,
+                        rating: elo,
+                        clocks: false,
+                        games: 1,
+                    },
+                    elo,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn fitted_variants_separate_synthetic_engines_and_keep_false_positives_low() {
+        let rows = synthetic(1500, 11, false);
+        let (variants, ranges, card) = fit_variants(&rows, 5, 30, 3).unwrap();
+        assert!(card.contains("unrated, no clocks"), "{card}");
+        let unrated = variants.iter().find(|v| !v.rated && !v.clocks).unwrap();
+        let rated = variants.iter().find(|v| v.rated && !v.clocks).unwrap();
+        assert!(rated.features.contains(&"zMm".to_owned()));
+        assert!(!unrated.features.contains(&"zMm".to_owned()));
+        let model = AssessmentModel {
+            name: "synthetic".into(),
+            source: String::new(),
+            engine: Default::default(),
+            settings: Default::default(),
+            variants: variants.clone(),
+            ranges: ranges.clone(),
+        };
+        let test: Vec<&Row> = rows.iter().filter(|r| r.split == Split::Test).collect();
+        let scored: Vec<(f64, bool, Level)> = test
+            .iter()
+            .map(|r| {
+                let a = model.assess(&r.signals).unwrap();
+                (a.probability, r.engine(), a.level)
+            })
+            .collect();
+        let (s, l): (Vec<f64>, Vec<bool>) = scored.iter().map(|x| (x.0, x.1)).unzip();
+        // Two signals each about 1.9 SD apart: the combined AUC is about 0.95.
+        let a = auc(&s, &l);
+        assert!(a > 0.9, "test AUC {a}");
+        let humans: Vec<&(f64, bool, Level)> = scored.iter().filter(|x| !x.1).collect();
+        let false_pos = humans.iter().filter(|x| x.2 == Level::LookCloser).count();
+        assert!(
+            false_pos as f64 <= 0.03 * humans.len() as f64,
+            "{false_pos} of {} clean sides flagged",
+            humans.len()
+        );
+        let engines_flagged = scored
+            .iter()
+            .filter(|x| x.1 && x.2 == Level::LookCloser)
+            .count();
+        assert!(engines_flagged > 0, "look closer never fires");
+        // Calibrated: the mean probability of the test sides is near the engine share (1/3).
+        let mean = s.iter().sum::<f64>() / s.len() as f64;
+        assert!((mean - 1.0 / 3.0).abs() < 0.08, "mean probability {mean}");
+        // Ranges: the clean human match rate is centred on 0.45.
+        let m = ranges
+            .iter()
+            .find(|h| h.signal == "matchRate" && h.hi == 0)
+            .unwrap();
+        assert!(
+            (m.median - 0.45).abs() < 0.02 && m.p5 < 0.35 && m.p95 > 0.55,
+            "{m:?}"
+        );
+    }
+
+    #[test]
+    fn the_leakage_check_finds_a_signal_that_tells_the_length() {
+        let clean = synthetic(1500, 5, false);
+        let (a, _) = leakage(&clean, 5, 1).unwrap();
+        assert!((a - 0.5).abs() < 0.07, "no leak: {a}");
+        // A leak: engine sides are all 45 moves long and a signal carries the length.
+        let mut leaky = synthetic(1500, 5, true);
+        for r in &mut leaky {
+            let i = SIGNALS.iter().position(|s| *s == "stretch").unwrap();
+            r.signals.values[i] = Some(r.signals.moves as f64);
+        }
+        let (b, bins) = leakage(&leaky, 5, 1).unwrap();
+        assert!(b > 0.6, "the leak is found: {b}");
+        assert!(
+            b > bins - 0.05,
+            "as good as knowing the bins: {b} vs {bins}"
+        );
     }
 
     #[test]

@@ -730,9 +730,54 @@ fn opt(x: Option<f64>, prec: usize) -> String {
     x.map_or("-".to_owned(), |v| format!("{v:.prec$}"))
 }
 
-/// The per-player table printed to stdout.
+/// The assessment of each player in plain words: level, probability, reasons, hint.
+fn assessment_lines(report: &Report) -> String {
+    let mut out = String::new();
+    let Some(model) = &report.assessment else {
+        return out;
+    };
+    out.push_str(&format!("fair-play assessment ({model}):\n"));
+    for p in &report.players {
+        let Some(a) = &p.assessment else {
+            out.push_str(&format!(
+                "  {}: no assessment ({} analysed moves; at least {} are needed)\n",
+                p.name,
+                p.stats.analysed_plies,
+                fairsight::model::assessment::MIN_MOVES
+            ));
+            continue;
+        };
+        out.push_str(&format!(
+            "  {}: {} (probability of engine assistance {:.0}%; {} game(s), {} moves, {} model; \
+             unclear from {:.0}%, look closer from {:.0}%)\n",
+            p.name,
+            a.level.name().to_uppercase(),
+            a.probability * 100.0,
+            p.games,
+            a.moves,
+            a.basis,
+            a.thresholds.0 * 100.0,
+            a.thresholds.1 * 100.0
+        ));
+        for r in &a.reasons {
+            out.push_str(&format!(
+                "      {} {}\n",
+                if r.effect >= 0.0 { "+" } else { "-" },
+                r.text
+            ));
+        }
+        if let Some(h) = &a.hint {
+            out.push_str(&format!("      ({h})\n"));
+        }
+    }
+    out.push('\n');
+    out
+}
+
+/// The per-player table printed to stdout: the assessment first, then the statistics.
 fn player_table(report: &Report) -> String {
-    let mut out = format!(
+    let mut out = assessment_lines(report);
+    out += &format!(
         "{:<28} {:>5} {:>6} {:>6} {:>6} {:>14} {:>4} {:>4} {:>4} {:>6} {:>16} {:>6}\n",
         "player",
         "games",
