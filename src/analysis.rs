@@ -448,18 +448,10 @@ fn side_report(
 
 /// A side's rating: entered for the player, else the game's Elo tag.
 fn side_rating(g: &GameReport, side: Side, entered: &HashMap<String, f64>) -> Option<f64> {
-    let tag = match side {
-        Side::White => "WhiteElo",
-        Side::Black => "BlackElo",
-    };
     entered
         .get(&g.sides.get(side).player.to_lowercase())
         .copied()
-        .or_else(|| {
-            g.tag(tag)
-                .and_then(|v| v.trim().parse::<f64>().ok())
-                .filter(|e| *e > 0.0)
-        })
+        .or_else(|| assessment::tag_rating(g, side))
 }
 
 /// Assesses every side and player: `assessment`, and `engineScore` its probability.

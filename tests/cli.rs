@@ -1137,6 +1137,24 @@ fn the_corpus_stores_games_once_and_rebuilds_their_report_byte_for_byte() {
     assert!(source["positions"].as_u64().unwrap() >= 4 * 10);
     assert_eq!(manifest["games"].as_object().unwrap().len(), 4);
     assert_eq!(manifest["commands"].as_array().unwrap().len(), 2);
+    // The check finds nothing wrong, then a record that lost a position.
+    let check = || fairsight(&["corpus", "check", "--corpus", corpus.to_str().unwrap()]);
+    let o = check();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("4 games"), "{}", stdout(&o));
+    let first = corpus.join("games/fixture-selfplay").join(&records[0]);
+    let text = {
+        use std::io::Read;
+        let mut s = String::new();
+        flate2_read(&first).read_to_string(&mut s).unwrap();
+        s
+    };
+    let mut record: Value = serde_json::from_str(&text).unwrap();
+    record["positions"].as_array_mut().unwrap().pop();
+    std::fs::write(&first, gzip(record.to_string().as_bytes())).unwrap();
+    let o = check();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("positions stored"), "{}", stderr(&o));
     // One source, one file and label.
     let o = fairsight(&[
         "corpus",
@@ -1151,4 +1169,29 @@ fn the_corpus_stores_games_once_and_rebuilds_their_report_byte_for_byte() {
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("pick another name"), "{}", stderr(&o));
+}
+
+fn flate2_read(path: &Path) -> flate2::read::GzDecoder<std::fs::File> {
+    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(bytes).unwrap();
+    e.finish().unwrap()
+}
+
+#[test]
+fn the_committed_corpus_is_consistent_with_its_plans_and_manifest() {
+    // No engine: every record imports, holds exactly the positions its settings plan,
+    // and the manifest lists it with its counts; no player is in two splits.
+    let o = fairsight(&["corpus", "check"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let games: usize = stdout(&o)
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    assert!(games >= 40, "{}", stdout(&o));
 }

@@ -49,6 +49,18 @@ pub enum AssessCmd {
     Fit(FitArgs),
     /// Evaluate a model on the corpus's test split: AUCs by slice, error rates.
     Eval(EvalArgs),
+    /// Print the assessment's probability for every game side of a saved report, as JSON
+    /// (`[[white, black] per game]`), whatever settings the report was made with.
+    Probabilities(ProbabilitiesArgs),
+}
+
+#[derive(Args)]
+pub struct ProbabilitiesArgs {
+    /// A JSON report of `fairsight analyze`.
+    report: PathBuf,
+    /// The model [default: the shipped one].
+    #[arg(long)]
+    model: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -87,6 +99,38 @@ pub fn run(cmd: AssessCmd) -> Result<()> {
     match cmd {
         AssessCmd::Fit(a) => fit(a),
         AssessCmd::Eval(a) => eval(a),
+        AssessCmd::Probabilities(a) => {
+            let text = std::fs::read_to_string(&a.report)
+                .with_context(|| format!("cannot read {}", a.report.display()))?;
+            let report = fairsight::report::Report::from_json(&text).map_err(|e| {
+                anyhow::anyhow!("{}: not a fairsight report: {e}", a.report.display())
+            })?;
+            let mut slot = None;
+            let model = load_model(a.model.as_ref(), &mut slot)?;
+            println!(
+                "{}",
+                serde_json::to_string(&model.report_probabilities(&report))?
+            );
+            Ok(())
+        }
+    }
+}
+
+/// The model at `path`, or the shipped one. `slot` keeps a loaded model alive.
+fn load_model<'a>(
+    path: Option<&PathBuf>,
+    slot: &'a mut Option<AssessmentModel>,
+) -> Result<&'a AssessmentModel> {
+    match path {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read {}", p.display()))?;
+            let m = AssessmentModel::from_json(&text)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+            Ok(slot.insert(m))
+        }
+        None => AssessmentModel::builtin()
+            .context("no assessment model is built in (models/assessment.json)"),
     }
 }
 
@@ -496,6 +540,7 @@ fn fit_variants(
     };
 
     let mut variants = Vec::new();
+    let mut reliability = Vec::new();
     let mut card = String::new();
     let _ = writeln!(
         card,
@@ -628,7 +673,41 @@ fn fit_variants(
             variant.unclear,
             variant.look_closer
         );
+        // Reliability: calibrated probabilities of the train split (out of fold) and the
+        // validation split against the observed share of engine-assisted sides.
+        let points: Vec<(f64, bool)> = train
+            .iter()
+            .zip(&oof_of[kind])
+            .map(|(r, s)| (oof_cal(*s), r.engine()))
+            .chain(
+                valid
+                    .iter()
+                    .map(|r| (variant.probability(&input(r)), r.engine())),
+            )
+            .collect();
+        let mut line = format!("reliability, {basis} (predicted → observed, sides):");
+        for (lo, hi) in [
+            (0.0, 0.1),
+            (0.1, 0.3),
+            (0.3, 0.5),
+            (0.5, 0.7),
+            (0.7, 0.9),
+            (0.9, 1.01),
+        ] {
+            let bin: Vec<&(f64, bool)> = points.iter().filter(|p| p.0 >= lo && p.0 < hi).collect();
+            if bin.is_empty() {
+                continue;
+            }
+            let mean = bin.iter().map(|p| p.0).sum::<f64>() / bin.len() as f64;
+            let observed = bin.iter().filter(|p| p.1).count() as f64 / bin.len() as f64;
+            line.push_str(&format!(" {mean:.2} → {observed:.2} ({})", bin.len()));
+        }
+        reliability.push(line);
         variants.push(variant);
+    }
+    card.push('\n');
+    for l in reliability {
+        let _ = writeln!(card, "{l}  ");
     }
     Ok((variants, ranges, card))
 }
@@ -704,6 +783,118 @@ fn leakage(all: &[Row], n_folds: usize, seed: u64) -> Result<(f64, f64)> {
     Ok((auc(&oof, &labels), auc(&by_bins, &labels)))
 }
 
+/// Pseudo-players of five games each, for the per-player error rates: the split's human
+/// sides grouped by rating (five in a row in Elo order, one side per game), the
+/// engine-assisted sides by kind; each group's sides renamed to one player in the stored
+/// PGN and the set rebuilt (no engine), so that each pseudo-player's assessment pools its
+/// five games as a real player's would.
+fn pseudo_players(
+    corpus: &std::path::Path,
+    split: Split,
+    model: &AssessmentModel,
+) -> Result<Vec<(Kind, Option<Level>, f64)>> {
+    let records = load_records(corpus, &[], None, Some(split))?;
+    // (kind, elo, record index, side)
+    let mut sides: Vec<(Kind, Option<f64>, usize, &str)> = Vec::new();
+    for (i, r) in records.iter().enumerate() {
+        let side = match r.label {
+            Label::Switched => match r.tag("Switched").as_deref() {
+                Some("black") => "Black",
+                _ => "White",
+            },
+            _ if r.game % 2 == 0 => "White",
+            _ => "Black",
+        };
+        let elo = r
+            .tag(&format!("{side}Elo"))
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|e| *e > 0.0);
+        let kind = match r.label {
+            Label::Human => Kind::Human,
+            Label::Switched => Kind::Switched,
+            Label::Engine if elo.is_some_and(|e| e > 3000.0) => Kind::TopEngine,
+            Label::Engine => Kind::WeakEngine,
+        };
+        sides.push((kind, elo, i, side));
+    }
+    sides.sort_by(|a, b| {
+        (a.0, a.1.unwrap_or(f64::MAX))
+            .partial_cmp(&(b.0, b.1.unwrap_or(f64::MAX)))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let mut members = Vec::new();
+    let mut kinds = Vec::new();
+    for kind in [
+        Kind::Human,
+        Kind::TopEngine,
+        Kind::WeakEngine,
+        Kind::Switched,
+    ] {
+        let of_kind: Vec<_> = sides.iter().filter(|s| s.0 == kind).collect();
+        for group in of_kind.chunks_exact(5) {
+            let name = format!("pseudo-player {}", kinds.len());
+            for (_, _, i, side) in group {
+                let mut r = records[*i].clone();
+                let needle = format!("[{side} \"");
+                r.pgn = r
+                    .pgn
+                    .lines()
+                    .map(|l| {
+                        if l.starts_with(&needle) {
+                            format!("[{side} \"{name}\"]")
+                        } else {
+                            l.to_owned()
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+                    + "\n";
+                members.push(r);
+            }
+            kinds.push(kind);
+        }
+    }
+    if members.is_empty() {
+        return Ok(Vec::new());
+    }
+    let report = rebuild(&members)?;
+    let calibration =
+        Calibration::builtin().filter(|c| c.applies_to(&report.settings, &report.engine));
+    let mut out = Vec::new();
+    for (k, kind) in kinds.iter().enumerate() {
+        let name = format!("pseudo-player {k}");
+        let Some(p) = report.players.iter().find(|p| p.name == name) else {
+            continue;
+        };
+        let side_signals_of: Vec<Signals> = report
+            .games
+            .iter()
+            .flat_map(|g| {
+                [Side::White, Side::Black]
+                    .into_iter()
+                    .filter(|s| g.sides.get(*s).player == name)
+                    .filter_map(|s| {
+                        side_signals(
+                            g,
+                            s,
+                            fairsight::model::assessment::tag_rating(g, s),
+                            calibration,
+                        )
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let a = fairsight::model::assessment::player_signals(p, &side_signals_of)
+            .and_then(|s| model.assess(&s));
+        out.push((
+            *kind,
+            a.as_ref().map(|a| a.level),
+            a.map_or(f64::NAN, |a| a.probability),
+        ));
+    }
+    Ok(out)
+}
+
 /// Wilson score interval for k of n, 95%.
 fn wilson(k: usize, n: usize) -> (f64, f64) {
     if n == 0 {
@@ -718,18 +909,8 @@ fn wilson(k: usize, n: usize) -> (f64, f64) {
 }
 
 fn eval(a: EvalArgs) -> Result<()> {
-    let own;
-    let model = match &a.model {
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .with_context(|| format!("cannot read {}", p.display()))?;
-            own = AssessmentModel::from_json(&text)
-                .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
-            &own
-        }
-        None => AssessmentModel::builtin()
-            .context("no assessment model is built in (models/assessment.json)")?,
-    };
+    let mut slot = None;
+    let model = load_model(a.model.as_ref(), &mut slot)?;
     let all = rows(&a.corpus)?;
     // Each signal's direction, from the train split: higher is more engine-like when the
     // assisted sides' median is above the humans'.
@@ -913,6 +1094,38 @@ fn eval(a: EvalArgs) -> Result<()> {
             );
         }
     }
+    let players = pseudo_players(&a.corpus, a.split, model)?;
+    let _ = writeln!(
+        out,
+        "\nper player of 5 games (pseudo-players: five game sides of one kind, humans of similar rating, pooled):"
+    );
+    for (what, kind) in [
+        ("false-positive rate (clean humans)", Kind::Human),
+        ("true-positive rate, top engines", Kind::TopEngine),
+        ("true-positive rate, weaker engines", Kind::WeakEngine),
+        ("true-positive rate, switched sides", Kind::Switched),
+    ] {
+        let of: Vec<&(Kind, Option<Level>, f64)> = players
+            .iter()
+            .filter(|p| p.0 == kind && p.1.is_some())
+            .collect();
+        let k = of.iter().filter(|p| p.1 == Some(Level::LookCloser)).count();
+        let (lo, hi) = wilson(k, of.len());
+        let _ = writeln!(
+            out,
+            "  {what}, look closer: {k}/{} = {:.1}% (95% {:.1}-{:.1}%)",
+            of.len(),
+            100.0 * k as f64 / of.len().max(1) as f64,
+            100.0 * lo,
+            100.0 * hi
+        );
+    }
+    let (ps, pl): (Vec<f64>, Vec<bool>) = players
+        .iter()
+        .filter(|p| !p.2.is_nan())
+        .map(|p| (p.2, p.0 != Kind::Human))
+        .unzip();
+    let _ = writeln!(out, "  player-level AUC: {:.3}", auc(&ps, &pl));
     print!("{out}");
     Ok(())
 }

@@ -50,6 +50,10 @@ pub enum CorpusCmd {
     Report(ReportArgs),
     /// Bring the manifest up to date with the stored games (counts, splits of new games).
     Manifest(ManifestArgs),
+    /// Check every stored game against its plan and the manifest (no engine): each
+    /// record reads and imports, holds exactly the positions its settings search, and is
+    /// listed with its counts; no player is in two splits.
+    Check(ManifestArgs),
 }
 
 /// What a game's moves are.
@@ -133,6 +137,9 @@ pub struct ReportArgs {
     /// Only games of this split.
     #[arg(long, value_enum)]
     split: Option<Split>,
+    /// At most this many games of each source (the first ones).
+    #[arg(long)]
+    limit: Option<usize>,
     /// Write the report here (`-` for stdout).
     #[arg(long, default_value = "-")]
     json: PathBuf,
@@ -149,6 +156,7 @@ pub fn run(cmd: CorpusCmd) -> Result<ExitCode> {
     match cmd {
         CorpusCmd::Add(a) => add(a),
         CorpusCmd::Report(a) => report(a).map(|()| ExitCode::SUCCESS),
+        CorpusCmd::Check(a) => check(&a.corpus),
         CorpusCmd::Manifest(a) => {
             let mut m = Manifest::load(&a.corpus)?;
             m.update(&a.corpus)?;
@@ -350,7 +358,7 @@ impl Record {
         }
     }
 
-    fn tag(&self, name: &str) -> Option<String> {
+    pub fn tag(&self, name: &str) -> Option<String> {
         let needle = format!("[{name} \"");
         self.pgn.lines().find_map(|l| {
             l.strip_prefix(&needle)
@@ -596,7 +604,7 @@ fn add(a: AddArgs) -> Result<ExitCode> {
         Ok(b) => b,
         Err(e) => return super::usage_error(format!("cannot read {file}: {e}")),
     };
-    let mut manifest = Manifest::load(&a.corpus)?;
+    let manifest = Manifest::load(&a.corpus)?;
     if let Some(s) = manifest.sources.get(&a.source)
         && (s.label != Some(a.label) || s.file != file)
     {
@@ -620,8 +628,7 @@ fn add(a: AddArgs) -> Result<ExitCode> {
         todo.len()
     );
     // The program's own path says nothing; the rest is the command.
-    let command = shell_words::join(std::env::args().skip(1));
-    manifest.commands.push(format!("fairsight {command}"));
+    let command = format!("fairsight {}", shell_words::join(std::env::args().skip(1)));
     let settings = Settings {
         limit: Limit::Depth(a.depth.max(1)),
         multipv: a.multipv.clamp(1, 64),
@@ -709,6 +716,9 @@ fn add(a: AddArgs) -> Result<ExitCode> {
             written += 1;
         }
     }
+    // Read again: another run may have stored games meanwhile.
+    let mut manifest = Manifest::load(&a.corpus)?;
+    manifest.commands.push(command);
     manifest.update(&a.corpus)?;
     manifest.save(&a.corpus)?;
     if let Some(path) = &a.json {
@@ -801,8 +811,106 @@ pub fn rebuild(records: &[Record]) -> Result<Report> {
     Ok(analysis.report(first.engine.clone()))
 }
 
+fn check(corpus: &Path) -> Result<ExitCode> {
+    let manifest = Manifest::load(corpus)?;
+    let mut problems = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut player_split: HashMap<String, Split> = HashMap::new();
+    let mut positions = 0;
+    for path in all_records(corpus)? {
+        let r = match Record::load(&path) {
+            Ok(r) => r,
+            Err(e) => {
+                problems.push(format!("{e:#}"));
+                continue;
+            }
+        };
+        let expected_path = Record::path(corpus, &r.source, r.game);
+        if expected_path != path {
+            problems.push(format!("{}: stored as {}", r.id, path.display()));
+        }
+        seen.insert(r.id.clone());
+        let games = fairsight::pgn::import(&r.pgn);
+        let [Ok(game)] = games.as_slice() else {
+            problems.push(format!("{}: the stored game does not import", r.id));
+            continue;
+        };
+        let book = book_for(&r.settings)?;
+        let analysis = Analysis::new(vec![Ok(game.clone())], r.settings.clone(), book.as_ref());
+        let planned: Vec<usize> = analysis
+            .jobs()
+            .iter()
+            .flat_map(|j| j.tasks.iter().map(|t| t.ply_index))
+            .collect();
+        let stored: Vec<usize> = r.positions.iter().map(|p| p.p).collect();
+        if planned != stored {
+            problems.push(format!(
+                "{}: {} positions stored, {} planned{}",
+                r.id,
+                stored.len(),
+                planned.len(),
+                if planned.len() == stored.len() {
+                    " (other plies)"
+                } else {
+                    ""
+                }
+            ));
+        }
+        positions += stored.len();
+        match manifest.games.get(&r.id) {
+            None => problems.push(format!("{}: not in the manifest", r.id)),
+            Some(g) => {
+                if g.positions != stored.len() || g.label != r.label {
+                    problems.push(format!("{}: the manifest's counts or label differ", r.id));
+                }
+                if r.label != Label::Engine && g.split != Split::None {
+                    for name in ["White", "Black"] {
+                        let n = r.tag(name).unwrap_or_default().to_lowercase();
+                        if let Some(other) = player_split.insert(n.clone(), g.split)
+                            && other != g.split
+                        {
+                            problems.push(format!(
+                                "{}: player {n:?} in {other:?} and {:?}",
+                                r.id, g.split
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for id in manifest.games.keys().filter(|id| !seen.contains(*id)) {
+        problems.push(format!("{id}: in the manifest but not stored"));
+    }
+    for p in &problems {
+        eprintln!("fairsight: corpus: {p}");
+    }
+    println!(
+        "{} games, {positions} positions checked: {}",
+        seen.len(),
+        if problems.is_empty() {
+            "all consistent".to_owned()
+        } else {
+            format!("{} problem(s)", problems.len())
+        }
+    );
+    Ok(if problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
 fn report(a: ReportArgs) -> Result<()> {
-    let records = load_records(&a.corpus, &a.source, a.label, a.split)?;
+    let mut records = load_records(&a.corpus, &a.source, a.label, a.split)?;
+    if let Some(n) = a.limit {
+        let mut per_source: HashMap<String, usize> = HashMap::new();
+        records.retain(|r| {
+            let k = per_source.entry(r.source.clone()).or_default();
+            *k += 1;
+            *k <= n
+        });
+    }
     let report = rebuild(&records)?;
     super::write_to(&a.json, &(report.to_json() + "\n"))
 }

@@ -25,7 +25,7 @@ use crate::{
     game::Side,
     model::classifier::Model,
     plan::Settings,
-    report::{EngineInfo, GameReport, PlayerReport},
+    report::{EngineInfo, GameReport, PlayerReport, Report},
     stats::calibration::Calibration,
 };
 
@@ -84,6 +84,17 @@ impl Signals {
             self.values[i] = v.filter(|x| x.is_finite());
         }
     }
+}
+
+/// A side's rating from the game's Elo tag (`WhiteElo`/`BlackElo`), if positive.
+pub fn tag_rating(game: &GameReport, side: Side) -> Option<f64> {
+    let tag = match side {
+        Side::White => "WhiteElo",
+        Side::Black => "BlackElo",
+    };
+    game.tag(tag)
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|e| *e > 0.0)
 }
 
 /// The most engine-like stretch as a signal: −log10 of its adjusted p-value.
@@ -418,6 +429,27 @@ impl AssessmentModel {
     pub fn applies_to(&self, settings: &Settings, engine: &EngineInfo) -> bool {
         let key = |s: &Settings| (s.limit, s.multipv, s.max_nodes, s.screening);
         key(settings) == key(&self.settings) && engine.build == self.engine.build
+    }
+
+    /// Every game side's probability in a saved report (White, Black; `None` without an
+    /// assessment), rated by the Elo tags, whatever settings the report was made with:
+    /// for checking that two builds of the core agree (the CLI's `assess probabilities`
+    /// and the wasm `assessmentProbabilities`). Only reports the model
+    /// [`applies_to`](Self::applies_to) give calibrated numbers.
+    pub fn report_probabilities(&self, report: &Report) -> Vec<[Option<f64>; 2]> {
+        let calibration =
+            Calibration::builtin().filter(|c| c.applies_to(&report.settings, &report.engine));
+        report
+            .games
+            .iter()
+            .map(|g| {
+                [Side::White, Side::Black].map(|side| {
+                    side_signals(g, side, tag_rating(g, side), calibration)
+                        .and_then(|s| self.assess(&s))
+                        .map(|a| a.probability)
+                })
+            })
+            .collect()
     }
 
     /// The variant for these signals: the most informed one they allow.

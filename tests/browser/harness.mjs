@@ -50,8 +50,12 @@ export async function launch() {
  * A new context and page with a request log (every URL requested, by the page, its
  * workers and its service worker) and the console errors and page errors.
  */
-export async function openPage(browser, url, { viewport = { width: 1280, height: 900 } } = {}) {
-  const context = await browser.newContext({ viewport, acceptDownloads: true });
+export async function openPage(
+  browser,
+  url,
+  { viewport = { width: 1280, height: 900 }, colorScheme = 'light' } = {},
+) {
+  const context = await browser.newContext({ viewport, colorScheme, acceptDownloads: true });
   const requests = [];
   context.on('request', (r) => requests.push(r.url()));
   const errors = [];

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""The realistic cheater for the corpus: real human games in which one side hands its
+moves to an engine part-way through.
+
+For each taken game (rated, at least `--min-plies` long; spread evenly through the file
+as `fairsight train sample` spreads them) one side, alternately White and Black, plays
+its real moves up to a switch ply drawn between full moves 10 and 25 (never past the
+game's last third), and from there every move of that side is Stockfish's at full
+strength (`--movetime` ms a move, one thread). The opponent continues as Stockfish
+limited to its own rating (`UCI_Elo`, clamped to the engine's 1350-2850), so the game
+goes on as a game between a human-rated opponent and an assisted player would. Play stops
+at the end of the game or at `--max-plies` plies.
+
+Tags added: `Switched` (the assisted side: "white" or "black"), `SwitchPly` (the 1-based
+ply of its first engine move), `SwitchEngine`, `SourceGame` (the number of the game in
+the input file). The original clocks are kept on every ply the original game had (a
+cheater who keeps a human rhythm; no clock is invented), so a detector cannot tell a
+switched game by its clocks being missing. Names and ratings stay: only the switched
+side is scored, against its own rating.
+
+Which source games: `fairsight corpus add` assigns a switched game the split of its
+players, which are the players of the source game, so a player's clean and switched
+games are always in the same split.
+
+    pip install chess
+    python3 scripts/switch.py ../shared/data/human/online/lichess_2025-05_clk.pgn \
+        --games 100 --out corpus/sources/switched-lichess.pgn
+"""
+
+import argparse
+import random
+import sys
+
+import chess
+import chess.engine
+import chess.pgn
+
+
+def fmt_clock(seconds):
+    s = max(0, int(round(seconds)))
+    return f"{s // 3600}:{s // 60 % 60:02}:{s % 60:02}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("file")
+    ap.add_argument("--games", type=int, default=100)
+    ap.add_argument("--offset", type=int, default=0)
+    ap.add_argument("--min-plies", type=int, default=40)
+    ap.add_argument("--max-plies", type=int, default=100)
+    ap.add_argument("--movetime", type=int, default=100, help="ms a move")
+    ap.add_argument("--seed", type=int, default=20261123)
+    ap.add_argument("--engine", default="/usr/games/stockfish")
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+
+    eligible = []
+    with open(a.file, encoding="utf-8", errors="replace") as f:
+        number = 0
+        while True:
+            g = chess.pgn.read_game(f)
+            if g is None:
+                break
+            number += 1
+            h = g.headers
+            if g.errors or "FEN" in h or h.get("Variant", "Standard") not in ("Standard", ""):
+                continue
+            try:
+                elos = int(h.get("WhiteElo", "")), int(h.get("BlackElo", ""))
+            except ValueError:
+                continue
+            nodes = list(g.mainline())
+            if len(nodes) < a.min_plies:
+                continue
+            eligible.append((number, g, elos, nodes))
+    take = min(a.games, len(eligible))
+    picked = sorted({(j * len(eligible) // take + a.offset) % len(eligible) for j in range(take)})
+    print(f"{a.file}: {len(eligible)} eligible games, taking {len(picked)}", file=sys.stderr)
+
+    rng = random.Random(a.seed)
+    engines = [chess.engine.SimpleEngine.popen_uci(a.engine) for _ in range(2)]
+    assisted, opponent = engines
+    assisted.configure({"Threads": 1, "Hash": 16, "UCI_LimitStrength": False})
+    opponent.configure({"Threads": 1, "Hash": 16, "UCI_LimitStrength": True})
+    with open(a.out, "a", encoding="utf-8") as out:
+        for k, i in enumerate(picked):
+            number, g, elos, nodes = eligible[i]
+            side = chess.WHITE if (k + a.offset) % 2 == 0 else chess.BLACK
+            last = len(nodes) * 2 // 3
+            lo = 2 * 10 - (1 if side == chess.WHITE else 0) - 1  # ply index of move 10
+            hi = min(2 * 25 - 1, last)
+            candidates = [p for p in range(lo, hi + 1) if (p % 2 == 0) == (side == chess.WHITE)]
+            if not candidates:
+                continue
+            switch = rng.choice(candidates)  # 0-based ply index of the first engine move
+            opp_elo = min(2850, max(1350, elos[1] if side == chess.WHITE else elos[0]))
+            opponent.configure({"UCI_Elo": opp_elo})
+            for e in engines:
+                e.protocol.send_line("ucinewgame")
+            clocks = [n.clock() for n in nodes]
+            board = g.board()
+            game = chess.pgn.Game()
+            for key, value in g.headers.items():
+                game.headers[key] = value
+            node = game
+            ply = 0
+            while not board.is_game_over(claim_draw=True) and ply < a.max_plies:
+                if ply < switch:
+                    move = nodes[ply].move
+                else:
+                    e = assisted if board.turn == side else opponent
+                    move = e.play(board, chess.engine.Limit(time=a.movetime / 1000)).move
+                board.push(move)
+                node = node.add_variation(move)
+                if ply < len(clocks) and clocks[ply] is not None:
+                    node.comment = f"[%clk {fmt_clock(clocks[ply])}]"
+                ply += 1
+            result = board.result(claim_draw=True) if board.is_game_over(claim_draw=True) else "*"
+            game.headers["Result"] = result
+            game.headers["Switched"] = "white" if side == chess.WHITE else "black"
+            game.headers["SwitchPly"] = str(switch + 1)
+            game.headers["SwitchEngine"] = f"Stockfish 15.1, {a.movetime} ms a move"
+            game.headers["SourceGame"] = str(number)
+            print(game, file=out, end="\n\n")
+            out.flush()
+            print(
+                f"game {number}: {game.headers['Switched']} switches at ply {switch + 1}, "
+                f"opponent {opp_elo}, {ply} plies, {result}",
+                file=sys.stderr,
+            )
+    for e in engines:
+        e.quit()
+
+
+if __name__ == "__main__":
+    main()
