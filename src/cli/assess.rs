@@ -208,11 +208,9 @@ fn rows(corpus: &std::path::Path) -> Result<Vec<Row>> {
     }
     let mut out = Vec::new();
     for (r, game) in records.iter().zip(&report.games) {
+        // Games stored since the manifest was last brought up to date have no split yet.
         let Some(entry) = manifest.games.get(&r.id) else {
-            bail!(
-                "{} is not in the manifest: run `fairsight corpus manifest`",
-                r.id
-            );
+            continue;
         };
         if entry.split == Split::None || game.error.is_some() {
             continue;
@@ -1036,11 +1034,16 @@ fn eval(a: EvalArgs) -> Result<()> {
         let labels: Vec<bool> = chosen.iter().map(|c| c.1).collect();
         let scores: Vec<f64> = chosen.iter().map(|c| probs[c.0].unwrap_or(0.0)).collect();
         let pos = labels.iter().filter(|l| **l).count();
+        let combined = auc(&scores, &labels);
         let _ = write!(
             out,
-            "| {name} | {pos} / {} | {:.3} |",
+            "| {name} | {pos} / {} | {} |",
             labels.len() - pos,
-            auc(&scores, &labels)
+            if combined.is_nan() {
+                "-".to_owned()
+            } else {
+                format!("{combined:.3}")
+            }
         );
         for (j, _) in SIGNALS.iter().enumerate() {
             let (s, l): (Vec<f64>, Vec<bool>) = chosen
