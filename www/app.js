@@ -10,7 +10,7 @@ import init, {
   version,
 } from './pkg/fairsight.js';
 import { Chessground } from './pkg/chessground/chessground.min.js';
-import { renderGame, renderGameList, renderMoveMap, renderPlayers } from './view.js';
+import { renderGame, renderGameList, renderMoveMap, renderPlayers, renderSummary } from './view.js';
 import { BUILDS, EnginePool, defaultWorkers } from './pool.js';
 import { JobCache, jobKey, rebind } from './cache.js';
 import { buildShell } from './shell.js';
@@ -168,6 +168,7 @@ function render() {
   const screening = Boolean(report.settings && report.settings.screening);
   $('export-log').classList.toggle('hidden', !screening);
   $('export-results').classList.toggle('hidden', !screening);
+  renderSummary($('summary'), report);
   renderGameList($('games'), report, {
     selected: state.game,
     onSelect: (i) => {

@@ -61,6 +61,8 @@ export const SHELL = `
 </section>
 <section id="messages" class="errors" aria-live="polite"></section>
 <section id="results" class="hidden">
+  <h2>Summary</h2>
+  <div id="summary"></div>
   <div class="exports">
     <button id="export-json" type="button">Export JSON report</button>
     <button id="export-pgn" type="button">Export annotated PGN</button>

@@ -1008,6 +1008,67 @@ function niceStep(raw) {
   return steps.find((st) => st >= raw) ?? 10;
 }
 
+// ---------------------------------------------------------------- summary
+
+/**
+ * The answer first: one row per player with the level as a traffic light, the
+ * probability of engine assistance, the moves and games behind it and one sentence of
+ * what it means (the strongest reason, or why there is none; the hint).
+ */
+export function renderSummary(container, report) {
+  container.replaceChildren();
+  const players = arr(report?.players).filter((p) => p && typeof p === 'object');
+  if (!players.length) {
+    container.append(h('p', { class: 'empty', text: 'No players yet.' }));
+    return;
+  }
+  const table = h(
+    'table',
+    { class: 'summary' },
+    h('thead', null,
+      h('tr', null,
+        h('th', { scope: 'col', text: 'Level' }),
+        h('th', { scope: 'col', text: 'Player' }),
+        h('th', { scope: 'col', class: 'num', text: 'Engine assistance' }),
+        h('th', { scope: 'col', class: 'num', text: 'Moves' }),
+        h('th', { scope: 'col', text: 'What it means' }))),
+  );
+  const body = h('tbody');
+  for (const p of players) {
+    const a = p.assessment && typeof p.assessment === 'object' ? p.assessment : null;
+    const level = a ? str(a.level) : '';
+    const slug = level.replace(/\s+/g, '-');
+    const games = isNum(p.games) ? p.games : 0;
+    let sentence;
+    if (a) {
+      // The reason that moved it most in the direction of the level: toward a human for
+      // "no concern", toward an engine otherwise.
+      const human = a.level === 'no concern';
+      const top = arr(a.reasons).find((r) => r && isNum(r.effect) && (human ? r.effect < 0 : r.effect > 0));
+      const lead = top
+        ? `Strongest sign ${human ? 'of human play' : 'of engine help'}: ${str(top.text)}.`
+        : human
+          ? 'Nothing in these moves stands out from clean human play.'
+          : '';
+      sentence = `${lead}${a.hint ? ` Hint: ${str(a.hint)}.` : ''}`.trim();
+    } else if (report?.assessment) {
+      sentence = 'Too few analysed moves for an assessment.';
+    } else {
+      sentence = 'No assessment for these settings: analyse with the defaults (depth 14, 4 lines).';
+    }
+    body.append(
+      h('tr', { class: a ? `level-${slug}` : '' },
+        h('td', null, a ? h('span', { class: `level-badge level-${slug}`, text: level }) : h('span', { class: 'not-yet', text: 'none' })),
+        h('th', { scope: 'row', text: str(p.name) || '?' }),
+        h('td', { class: 'num', text: a ? pct(a.probability) : DASH }),
+        h('td', { class: 'num', text: `${isNum(p.analysedPlies) ? p.analysedPlies : 0} moves, ${games} game${games === 1 ? '' : 's'}` }),
+        h('td', { class: 'meaning', text: sentence })),
+    );
+  }
+  table.append(body);
+  container.append(h('div', { class: 'table-scroll' }, table));
+}
+
 // ---------------------------------------------------------------- players
 
 /** Per-player panels, aggregated over all games. */
