@@ -40,7 +40,7 @@ use fairsight::{
 
 use super::{
     corpus::{Label, Manifest, Split, load_records, rebuild},
-    train_fit::{Rng, Scaler, auc, forest_model, logistic},
+    train_fit::{Rng, Scaler, auc, forest_model, logistic_l2},
 };
 
 #[derive(Subcommand)]
@@ -412,7 +412,9 @@ fn fit_model(kind: &str, x: &[Vec<f64>], y: &[u32], trees: u16, seed: u64) -> Re
             trees: forest_model(x, y, trees, seed)?,
         },
         _ => {
-            let (sc, weights, bias) = logistic(x, y)?;
+            // A light L2 penalty: the z-scores are strongly correlated and the classes
+            // nearly separable, where an unpenalised fit wanders.
+            let (sc, weights, bias) = logistic_l2(x, y, 1.0)?;
             let Scaler { mean, scale } = sc;
             Model::Logistic {
                 mean,

@@ -343,8 +343,20 @@ fn sigmoid(z: f64) -> f64 {
 }
 
 pub(super) fn logistic(tx: &[Vec<f64>], ty: &[u32]) -> Result<(Scaler, Vec<f64>, f64)> {
+    logistic_l2(tx, ty, 0.0)
+}
+
+/// Logistic regression on standardised features with an L2 penalty `alpha` on the
+/// weights (0: none).
+pub(super) fn logistic_l2(
+    tx: &[Vec<f64>],
+    ty: &[u32],
+    alpha: f64,
+) -> Result<(Scaler, Vec<f64>, f64)> {
     let sc = Scaler::fit(tx);
-    let lr = LogisticRegression::fit(&matrix(&sc.apply(tx)), &ty.to_vec(), Default::default())
+    let params = smartcore::linear::logistic_regression::LogisticRegressionParameters::default()
+        .with_alpha(alpha);
+    let lr = LogisticRegression::fit(&matrix(&sc.apply(tx)), &ty.to_vec(), params)
         .map_err(|e| anyhow::anyhow!("logistic regression: {e}"))?;
     let coef = lr.coefficients();
     let p = tx[0].len();
