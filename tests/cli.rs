@@ -383,6 +383,23 @@ fn bad_arguments_and_missing_engines_exit_with_2() {
         "/nonexistent/engine",
     ]);
     assert!(stderr(&o).contains("cannot start engine"), "{}", stderr(&o));
+    // A model file that is not one: named in the error.
+    let bad = tmp("not-a-model.json");
+    std::fs::write(&bad, "{\"variants\": 3}").unwrap();
+    for flag in ["--assessment", "--model", "--calibration"] {
+        let o = fairsight(&[
+            "analyze",
+            "samples/opera-1858.pgn",
+            flag,
+            bad.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{flag}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("{flag} ")),
+            "{flag}: {}",
+            stderr(&o)
+        );
+    }
 }
 
 /// A fake engine: answers the handshake, then never finishes a search.

@@ -25,7 +25,7 @@ use fairsight::{
     analysis::Analysis,
     annotate::{self, CraftyOptions, SideFilter},
     book, matchlog,
-    model::classifier::Classifier,
+    model::{assessment::AssessmentModel, classifier::Classifier},
     pgn,
     plan::{
         Book, DEFAULT_DEPTH, DEFAULT_MULTIPV, Job, JobId, NoBook, SCREENING_LINES,
@@ -136,6 +136,10 @@ struct AnalyzeArgs {
     /// `fairsight train fit`; used only with its engine build and settings).
     #[arg(long)]
     model: Option<PathBuf>,
+    /// An assessment model instead of the shipped models/assessment.json (made by
+    /// `fairsight assess fit`; used only with its engine build and settings).
+    #[arg(long)]
+    assessment: Option<PathBuf>,
     /// A player's rating for the screening z-scores, overriding the PGN's Elo tags:
     /// `--rating "Carlsen, Magnus=2850"` (repeatable).
     #[arg(long)]
@@ -411,6 +415,15 @@ fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
         match model {
             Ok(m) => analysis.set_classifier(m),
             Err(e) => return usage_error(format!("--model {}: {e}", path.display())),
+        }
+    }
+    if let Some(path) = &args.assessment {
+        let model = std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| AssessmentModel::from_json(&t).map_err(|e| e.to_string()));
+        match model {
+            Ok(m) => analysis.set_assessment(m),
+            Err(e) => return usage_error(format!("--assessment {}: {e}", path.display())),
         }
     }
     for r in &args.rating {
