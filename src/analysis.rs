@@ -654,6 +654,56 @@ mod tests {
     }
 
     #[test]
+    fn an_assessment_model_scores_each_side_and_player_and_becomes_the_engine_score() {
+        // Twenty plies, every move the engine's only line: match rate 1, no loss.
+        let pgn = "[White \"Ann\"]\n[Black \"Bob\"]\n\n1. e4 e5 2. Nf3 d6 3. d4 Bg4 4. dxe5 Bxf3 \
+                   5. Qxf3 dxe5 6. Bc4 Nf6 7. Qb3 Qe7 8. Nc3 c6 9. Bg5 b5 10. Nxb5 cxb5 *";
+        let mut a = Analysis::from_pgn(pgn, Settings::default());
+        for j in a.jobs() {
+            a.add_result(fake_result(&j, |_| 10));
+        }
+        let model = r#"{"name": "test model", "source": "synthetic",
+            "engine": {"name": "", "build": ""}, "settings": {},
+            "variants": [{"rated": false, "clocks": false, "features": ["matchRate"],
+                "fill": [0.5], "model": {"kind": "logistic", "mean": [0.5], "scale": [0.1],
+                "weights": [2.0], "bias": -2.0}, "platt": [1.0, 0.0], "unclear": 0.3,
+                "lookCloser": 0.8, "lookCloserPlayer": 0.9}],
+            "ranges": []}"#;
+        a.set_assessment(AssessmentModel::from_json(model).unwrap());
+        let report = a.report(EngineInfo::default());
+        assert_eq!(report.assessment.as_deref(), Some("test model"));
+        let white = &report.games[0].sides.white;
+        let assessed = white.assessment.as_ref().unwrap();
+        // z = -2 + 2 * (1 - 0.5) / 0.1 = 8.
+        assert!((assessed.probability - 1.0 / (1.0 + (-8.0f64).exp())).abs() < 1e-12);
+        assert_eq!(assessed.level, assessment::Level::LookCloser);
+        assert_eq!(white.stats.engine_score, Some(assessed.probability));
+        assert_eq!(assessed.moves, white.stats.analysed_plies);
+        assert_eq!(assessed.reasons[0].signal, "matchRate");
+        let ann = &report.players[0];
+        assert_eq!(
+            ann.assessment.as_ref().map(|x| x.level),
+            Some(assessment::Level::LookCloser)
+        );
+        assert_eq!(
+            ann.stats.engine_score,
+            ann.assessment.as_ref().map(|x| x.probability)
+        );
+        // The same model under other settings does not apply: no assessment.
+        let mut b = Analysis::from_pgn(
+            pgn,
+            Settings {
+                multipv: 2,
+                ..Settings::default()
+            },
+        );
+        b.set_assessment(AssessmentModel::from_json(model).unwrap());
+        let other = b.report(EngineInfo::default());
+        assert!(other.assessment.is_none());
+        assert!(other.games[0].sides.white.assessment.is_none());
+    }
+
+    #[test]
     fn report_covers_games_errors_sides_and_players() {
         let pgn = "[White \"Ann\"]\n[Black \"Bob\"]\n\n1. e4 e5 2. Nf3 *\n\n\
                    [White \"Carl\"]\n[Black \"Dan\"]\n\n1. e4 Kd8 *\n\n\

@@ -31,7 +31,7 @@ use fairsight::{
     model::{
         assessment::{
             AssessmentModel, CLOCK_SIGNALS, HumanRange, Level, RATED_SIGNALS, SIGNALS, Signals,
-            Variant, side_signals,
+            Variant, side_signals, tag_rating,
         },
         classifier::Model,
     },
@@ -165,34 +165,6 @@ impl Row {
     }
 }
 
-fn elo_tag(game: &fairsight::report::GameReport, side: Side) -> Option<f64> {
-    let tag = match side {
-        Side::White => "WhiteElo",
-        Side::Black => "BlackElo",
-    };
-    game.tag(tag)
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|e| *e > 0.0)
-}
-
-fn strip_clocks(s: &mut Signals) {
-    s.clocks = false;
-    for (i, name) in SIGNALS.iter().enumerate() {
-        if CLOCK_SIGNALS.contains(name) {
-            s.values[i] = None;
-        }
-    }
-}
-
-fn strip_rating(s: &mut Signals) {
-    s.rating = None;
-    for (i, name) in SIGNALS.iter().enumerate() {
-        if RATED_SIGNALS.contains(name) {
-            s.values[i] = None;
-        }
-    }
-}
-
 /// Every scored game side of the corpus (all splits but `none`).
 fn rows(corpus: &std::path::Path) -> Result<Vec<Row>> {
     let records = load_records(corpus, &[], None, None)?;
@@ -226,19 +198,19 @@ fn rows(corpus: &std::path::Path) -> Result<Vec<Row>> {
                 Label::Switched if switched.as_deref() == Some(side_name) => Kind::Switched,
                 Label::Switched => continue,
                 Label::Engine => {
-                    if elo_tag(game, side).is_some_and(|e| e > 3000.0) {
+                    if tag_rating(game, side).is_some_and(|e| e > 3000.0) {
                         Kind::TopEngine
                     } else {
                         Kind::WeakEngine
                     }
                 }
             };
-            let elo = elo_tag(game, side);
+            let elo = tag_rating(game, side);
             let Some(mut signals) = side_signals(game, side, elo, calibration) else {
                 continue;
             };
             if r.label == Label::Engine {
-                strip_clocks(&mut signals);
+                signals = signals.without(&CLOCK_SIGNALS);
             }
             let player = if r.label == Label::Engine {
                 format!("{}#{side_name}", r.id)
@@ -937,11 +909,7 @@ fn eval(a: EvalArgs) -> Result<()> {
     // The same sides with their rating withheld: what the unrated model makes of them.
     let probs_unrated: Vec<Option<f64>> = test
         .iter()
-        .map(|r| {
-            let mut s = r.signals.clone();
-            strip_rating(&mut s);
-            assess(&s).map(|x| x.probability)
-        })
+        .map(|r| assess(&r.signals.without(&RATED_SIGNALS)).map(|x| x.probability))
         .collect();
     let mut out = String::new();
     let _ = writeln!(

@@ -21,12 +21,17 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 
 use crate::{
+    accuracy::Accuracy,
     analysis::regan_sample,
     game::Side,
-    model::classifier::Model,
+    model::classifier::{ClassifierStats, Model},
     plan::Settings,
     report::{EngineInfo, GameReport, PlayerReport, Report},
-    stats::calibration::Calibration,
+    stats::{
+        calibration::{Calibration, Screening},
+        haworth::Competence,
+        time::TimeStats,
+    },
 };
 
 /// The signals, by name, in vector order.
@@ -115,105 +120,120 @@ pub fn side_signals(
     calibration: Option<&Calibration>,
 ) -> Option<Signals> {
     let s = game.sides.get(side);
-    let moves = s.stats.analysed_plies;
-    if moves < MIN_MOVES {
-        return None;
-    }
-    let mut out = Signals {
-        values: [None; SIGNALS.len()],
-        moves,
-        rating: None,
-        clocks: false,
-        games: 1,
-    };
-    if let Some(c) = &s.classifier {
-        out.set("classifier", c.mean_probability);
-        out.set("positiveRate", c.positive_rate);
-    }
-    out.set("acpl", s.stats.acpl.map(|a| a.min(300.0)));
-    out.set("accuracy", s.stats.accuracy);
-    out.set("matchRate", s.stats.match_rate);
-    out.set("competence", s.competence.as_ref().map(|c| c.mean));
-    out.set(
-        "stretch",
-        Some(
-            s.stretch
-                .as_ref()
-                .map_or(0.0, |x| stretch_signal(x.p_adjusted)),
-        ),
-    );
-    if let (Some(r), Some(cal)) = (rating, calibration) {
-        let sample = regan_sample(game.index, &game.plies, side);
-        if let Some(z) = cal.screen(&sample, r) {
-            out.rating = Some(r);
-            out.set("zMm", clip(z.mm));
-            out.set("zEv", clip(z.ev));
-            out.set("zAsd", clip(z.asd));
-        }
-    }
-    if let Some(t) = &s.time
-        && t.moves >= MIN_MOVES
-    {
-        out.clocks = true;
-        out.set("timeCv", t.cv);
-        out.set("windowCv", t.min_window_cv);
-        out.set(
-            "fastShare",
-            Some(t.fast_moves as f64 / (t.moves + t.premoves).max(1) as f64),
-        );
-        out.set("difficultyCorrelation", t.difficulty_correlation);
-    }
-    Some(out)
+    let stretch = s
+        .stretch
+        .as_ref()
+        .map_or(0.0, |x| stretch_signal(x.p_adjusted));
+    let z = rating.zip(calibration).and_then(|(r, cal)| {
+        cal.screen(&regan_sample(game.index, &game.plies, side), r)
+            .map(|z| (r, z))
+    });
+    Signals::pooled(
+        Pooled {
+            stats: &s.stats,
+            classifier: s.classifier.as_ref(),
+            competence: s.competence.as_ref(),
+            time: s.time.as_ref(),
+            games: 1,
+        },
+        stretch,
+        z.as_ref().map(|(r, z)| (*r, z)),
+    )
 }
 
 /// The signals of a player over all their games: pooled statistics, z-scores against
 /// their rating, and the most significant stretch of any of their games (Bonferroni over
 /// the games).
 pub fn player_signals(player: &PlayerReport, sides: &[Signals]) -> Option<Signals> {
-    let moves = player.stats.analysed_plies;
-    if moves < MIN_MOVES {
-        return None;
-    }
-    let mut out = Signals {
-        values: [None; SIGNALS.len()],
-        moves,
-        rating: None,
-        clocks: false,
-        games: player.games,
-    };
-    if let Some(c) = &player.classifier {
-        out.set("classifier", c.mean_probability);
-        out.set("positiveRate", c.positive_rate);
-    }
-    out.set("acpl", player.stats.acpl.map(|a| a.min(300.0)));
-    out.set("accuracy", player.stats.accuracy);
-    out.set("matchRate", player.stats.match_rate);
-    out.set("competence", player.competence.as_ref().map(|c| c.mean));
     let best = sides
         .iter()
         .filter_map(|s| s.get("stretch"))
         .fold(0.0_f64, f64::max);
     let bonferroni = libm::log10(sides.len().max(1) as f64);
-    out.set("stretch", Some((best - bonferroni).max(0.0)));
-    if let (Some(r), Some(z)) = (player.rating, &player.z_scores) {
-        out.rating = Some(r);
-        out.set("zMm", clip(z.mm));
-        out.set("zEv", clip(z.ev));
-        out.set("zAsd", clip(z.asd));
+    Signals::pooled(
+        Pooled {
+            stats: &player.stats,
+            classifier: player.classifier.as_ref(),
+            competence: player.competence.as_ref(),
+            time: player.time.as_ref(),
+            games: player.games,
+        },
+        (best - bonferroni).max(0.0),
+        player.rating.zip(player.z_scores.as_ref()),
+    )
+}
+
+/// The statistics a side of a game and a player both have.
+struct Pooled<'a> {
+    stats: &'a Accuracy,
+    classifier: Option<&'a ClassifierStats>,
+    competence: Option<&'a Competence>,
+    time: Option<&'a TimeStats>,
+    games: usize,
+}
+
+impl Signals {
+    /// The signals from pooled statistics, the stretch signal and the z-scores against a
+    /// rating; `None` with fewer than [`MIN_MOVES`] analysed moves.
+    fn pooled(p: Pooled<'_>, stretch: f64, z: Option<(f64, &Screening)>) -> Option<Signals> {
+        let moves = p.stats.analysed_plies;
+        if moves < MIN_MOVES {
+            return None;
+        }
+        let mut out = Signals {
+            values: [None; SIGNALS.len()],
+            moves,
+            rating: None,
+            clocks: false,
+            games: p.games,
+        };
+        if let Some(c) = p.classifier {
+            out.set("classifier", c.mean_probability);
+            out.set("positiveRate", c.positive_rate);
+        }
+        out.set("acpl", p.stats.acpl.map(|a| a.min(300.0)));
+        out.set("accuracy", p.stats.accuracy);
+        out.set("matchRate", p.stats.match_rate);
+        out.set("competence", p.competence.map(|c| c.mean));
+        out.set("stretch", Some(stretch));
+        if let Some((r, z)) = z {
+            out.rating = Some(r);
+            out.set("zMm", clip(z.mm));
+            out.set("zEv", clip(z.ev));
+            out.set("zAsd", clip(z.asd));
+        }
+        if let Some(t) = p.time
+            && t.moves >= MIN_MOVES
+        {
+            out.clocks = true;
+            out.set("timeCv", t.cv);
+            out.set("windowCv", t.min_window_cv);
+            out.set(
+                "fastShare",
+                Some(t.fast_moves as f64 / (t.moves + t.premoves).max(1) as f64),
+            );
+            out.set("difficultyCorrelation", t.difficulty_correlation);
+        }
+        Some(out)
     }
-    if let Some(t) = &player.time
-        && t.moves >= MIN_MOVES
-    {
-        out.clocks = true;
-        out.set("timeCv", t.cv);
-        out.set("windowCv", t.min_window_cv);
-        out.set(
-            "fastShare",
-            Some(t.fast_moves as f64 / (t.moves + t.premoves).max(1) as f64),
-        );
-        out.set("difficultyCorrelation", t.difficulty_correlation);
+
+    /// The same signals without those in `names` (and their flags): what the model makes
+    /// of the input without a rating, or without clocks.
+    pub fn without(&self, names: &[&str]) -> Signals {
+        let mut s = self.clone();
+        for (i, name) in SIGNALS.iter().enumerate() {
+            if names.contains(name) {
+                s.values[i] = None;
+            }
+        }
+        if names.iter().any(|n| RATED_SIGNALS.contains(n)) {
+            s.rating = None;
+        }
+        if names.iter().any(|n| CLOCK_SIGNALS.contains(n)) {
+            s.clocks = false;
+        }
+        s
     }
-    Some(out)
 }
 
 /// The level of concern.
