@@ -427,7 +427,7 @@ fn fit(a: FitArgs) -> Result<()> {
         .map(|r| (r.settings.clone(), r.engine.clone()))
         .context("empty corpus")?;
     let manifest = Manifest::load(&a.corpus)?;
-    let model = AssessmentModel {
+    let mut model = AssessmentModel {
         name:
             "fairsight assessment (signals of a game side or player, one model per kind of input)"
                 .into(),
@@ -446,6 +446,22 @@ fn fit(a: FitArgs) -> Result<()> {
         variants,
         ranges,
     };
+    // A player of five or more games: `look closer` also above every pseudo-player of
+    // the validation split built from clean human sides (five pooled sides each).
+    let players = pseudo_players(&a.corpus, Split::Validation, &model)?;
+    let human_players: Vec<f64> = players
+        .iter()
+        .filter(|p| p.0 == Kind::Human && !p.2.is_nan())
+        .map(|p| p.2)
+        .collect();
+    let top = human_players.iter().copied().fold(0.0_f64, f64::max);
+    for v in &mut model.variants {
+        v.look_closer_player = v.look_closer.max((top + 1e-9).min(0.999));
+    }
+    card.push_str(&format!(
+        "\nplayers of 5+ games: look closer above the highest of {} validation pseudo-players of clean human sides ({top:.3}) and never below the side's threshold\n",
+        human_players.len()
+    ));
     std::fs::write(&a.out, model.to_json() + "\n")
         .with_context(|| format!("cannot write {}", a.out.display()))?;
     print!("{card}");
