@@ -31,7 +31,7 @@ use fairsight::{
     model::{
         assessment::{
             AssessmentModel, CLOCK_SIGNALS, HumanRange, Level, RATED_SIGNALS, SIGNALS, Signals,
-            Variant, side_signals, tag_rating,
+            Variant, model_value, side_signals, tag_rating,
         },
         classifier::Model,
     },
@@ -528,6 +528,7 @@ fn fit_variants(
     };
 
     let mut variants = Vec::new();
+    let mut base_oof: HashMap<usize, f64> = HashMap::new();
     let mut reliability = Vec::new();
     let mut card = String::new();
     let _ = writeln!(
@@ -541,7 +542,7 @@ fn fit_variants(
             features
                 .iter()
                 .zip(&fill)
-                .map(|(f, m)| r.signals.get(f).unwrap_or(*m))
+                .map(|(f, m)| model_value(f, r.signals.get(f).unwrap_or(*m)))
                 .collect()
         };
         let train: Vec<&Row> = all
@@ -590,6 +591,30 @@ fn fit_variants(
         } else {
             "logistic"
         };
+        // A richer input must earn its place: out of fold, on the same sides, at least as
+        // good as the unrated model without clocks; else those sides get that model.
+        let key = |r: &Row| r as *const Row as usize;
+        if rated || clocks {
+            let same: Vec<f64> = train
+                .iter()
+                .filter_map(|r| base_oof.get(&key(r)).copied())
+                .collect();
+            let base_auc = auc(&same, &labels);
+            if same.len() == train.len() && base_auc > cv[kind] {
+                let _ = writeln!(
+                    card,
+                    "| {basis} | {pos} / {neg} | {:.3} | {:.3} | none: the unrated model without clocks does better on these sides ({base_auc:.3}) | | | |",
+                    cv["logistic"], cv["forest"]
+                );
+                continue;
+            }
+        } else {
+            base_oof = train
+                .iter()
+                .zip(&oof_of[kind])
+                .map(|(r, s)| (key(r), *s))
+                .collect();
+        }
         let model = fit_model(kind, &x, &y, trees, seed)?;
         let valid: Vec<&Row> = all
             .iter()

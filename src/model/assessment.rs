@@ -385,13 +385,23 @@ fn sigmoid(z: f64) -> f64 {
     1.0 / (1.0 + libm::exp(-z))
 }
 
+/// A signal's value as the models see it: heavy-tailed signals on a log scale (ACPL,
+/// competence), so that a linear model's log-odds can follow them; the rest as they are.
+pub fn model_value(signal: &str, v: f64) -> f64 {
+    match signal {
+        "acpl" => libm::log(1.0 + v.max(0.0)),
+        "competence" => libm::log(v.max(0.01)),
+        _ => v,
+    }
+}
+
 impl Variant {
-    /// The model's input from signals (missing ones filled in).
+    /// The model's input from signals (missing ones filled in with the human median).
     pub fn input(&self, s: &Signals) -> Vec<f64> {
         self.features
             .iter()
             .zip(&self.fill)
-            .map(|(f, fill)| s.get(f).unwrap_or(*fill))
+            .map(|(f, fill)| model_value(f, s.get(f).unwrap_or(*fill)))
             .collect()
     }
 
@@ -519,7 +529,7 @@ impl AssessmentModel {
             .filter_map(|(i, f)| {
                 let value = s.get(f)?;
                 let mut y = x.clone();
-                y[i] = v.fill[i];
+                y[i] = model_value(f, v.fill[i]);
                 let effect = probability - v.probability(&y);
                 let range = self.range(f, s.rating);
                 let (human, band) = range.map_or(((f64::NAN, f64::NAN), "all".to_owned()), |h| {
@@ -664,9 +674,10 @@ mod tests {
             } else {
                 vec![0.5, 40.0]
             },
+            // ACPL enters on a log scale: mean ln(41), one unit per e-fold.
             model: Model::Logistic {
-                mean: vec![0.5, if rated { 0.0 } else { 40.0 }],
-                scale: vec![0.1, if rated { 1.0 } else { 20.0 }],
+                mean: vec![0.5, if rated { 0.0 } else { 41f64.ln() }],
+                scale: vec![0.1, 1.0],
                 weights: vec![2.0, if rated { 1.0 } else { -1.0 }],
                 bias: -2.0,
             },
@@ -715,7 +726,7 @@ mod tests {
         assert_eq!(a.level, Level::NoConcern);
         assert_eq!(a.basis, "unrated, no clocks");
         assert!(a.hint.as_deref().unwrap().contains("rating"));
-        // Engine-like: match 0.9, acpl 5: z = -2 + 8 + 1.75 = 7.75.
+        // Engine-like: match 0.9, acpl 5: z = -2 + 8 + (ln 41 - ln 6) = 7.92.
         let b = m
             .assess(&signals(&[("matchRate", 0.9), ("acpl", 5.0)], None))
             .unwrap();
