@@ -1154,6 +1154,34 @@ fn the_corpus_stores_games_once_and_rebuilds_their_report_byte_for_byte() {
     assert!(source["positions"].as_u64().unwrap() >= 4 * 10);
     assert_eq!(manifest["games"].as_object().unwrap().len(), 4);
     assert_eq!(manifest["commands"].as_array().unwrap().len(), 2);
+    // The same games cut otherwise are refused, not silently kept.
+    let o = fairsight(&[
+        "corpus",
+        "add",
+        selfplay.to_str().unwrap(),
+        "--label",
+        "engine",
+        "--source",
+        "fixture-selfplay",
+        "--games",
+        "4",
+        "--skip-min",
+        "4",
+        "--max-plies",
+        "20",
+        "--min-plies",
+        "10",
+        "--depth",
+        "6",
+        "--corpus",
+        corpus.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("stored cut differently"),
+        "{}",
+        stderr(&o)
+    );
     // The check finds nothing wrong, then a record that lost a position.
     let check = || fairsight(&["corpus", "check", "--corpus", corpus.to_str().unwrap()]);
     let o = check();

@@ -296,6 +296,17 @@ fn sorted(mut v: Vec<f64>) -> Vec<f64> {
     v
 }
 
+/// ROC AUC over the rows that have a score (NaN: none).
+fn auc_scored(scores: &[f64], labels: &[bool]) -> f64 {
+    let (s, l): (Vec<f64>, Vec<bool>) = scores
+        .iter()
+        .zip(labels)
+        .filter(|(s, _)| !s.is_nan())
+        .map(|(s, l)| (*s, *l))
+        .unzip();
+    auc(&s, &l)
+}
+
 /// The signals of a variant.
 fn variant_features(rated: bool, clocks: bool) -> Vec<String> {
     SIGNALS
@@ -449,19 +460,22 @@ fn fit(a: FitArgs) -> Result<()> {
     // A player of five or more games: `look closer` also above every pseudo-player of
     // the validation split built from clean human sides (five pooled sides each).
     let players = pseudo_players(&a.corpus, Split::Validation, &model)?;
-    let human_players: Vec<f64> = players
-        .iter()
-        .filter(|p| p.0 == Kind::Human && !p.2.is_nan())
-        .map(|p| p.2)
-        .collect();
-    let top = human_players.iter().copied().fold(0.0_f64, f64::max);
+    card.push('\n');
     for v in &mut model.variants {
+        let basis = v.basis();
+        let human: Vec<f64> = players
+            .iter()
+            .filter(|p| p.kind == Kind::Human && p.basis == basis && !p.probability.is_nan())
+            .map(|p| p.probability)
+            .collect();
+        let top = human.iter().copied().fold(0.0_f64, f64::max);
         v.look_closer_player = v.look_closer.max((top + 1e-9).min(0.999));
+        card.push_str(&format!(
+            "players of 5+ games, {basis}: look closer from {:.3} (above the highest of {} validation pseudo-players of clean human sides, {top:.3}, and never below a side's threshold)  \n",
+            v.look_closer_player,
+            human.len()
+        ));
     }
-    card.push_str(&format!(
-        "\nplayers of 5+ games: look closer above the highest of {} validation pseudo-players of clean human sides ({top:.3}) and never below the side's threshold\n",
-        human_players.len()
-    ));
     std::fs::write(&a.out, model.to_json() + "\n")
         .with_context(|| format!("cannot write {}", a.out.display()))?;
     print!("{card}");
@@ -528,7 +542,8 @@ fn fit_variants(
     };
 
     let mut variants = Vec::new();
-    let mut base_oof: HashMap<usize, f64> = HashMap::new();
+    // Out-of-fold scores of each kept variant, by row.
+    let mut oof_by_variant: HashMap<(bool, bool), HashMap<usize, f64>> = HashMap::new();
     let mut reliability = Vec::new();
     let mut card = String::new();
     let _ = writeln!(
@@ -567,7 +582,8 @@ fn fit_variants(
         let mut cv = BTreeMap::new();
         let mut oof_of = BTreeMap::new();
         for kind in ["logistic", "forest"] {
-            let mut oof = vec![0.0; train.len()];
+            // NaN: a row whose fold could not be fitted (one class in its training part).
+            let mut oof = vec![f64::NAN; train.len()];
             for f in 0..n_folds.max(2) {
                 let (tx, ty): (Vec<Vec<f64>>, Vec<u32>) = (0..train.len())
                     .filter(|&i| fold[i] != f)
@@ -581,7 +597,7 @@ fn fit_variants(
                     oof[i] = m.probability(&x[i]);
                 }
             }
-            cv.insert(kind, auc(&oof, &labels));
+            cv.insert(kind, auc_scored(&oof, &labels));
             oof_of.insert(kind, oof);
         }
         // The forest must beat logistic regression clearly: the logistic model's reasons
@@ -592,29 +608,46 @@ fn fit_variants(
             "logistic"
         };
         // A richer input must earn its place: out of fold, on the same sides, at least as
-        // good as the unrated model without clocks; else those sides get that model.
+        // good as the model those sides would get without it (the one `variant()` falls
+        // back to among those kept); else they get that one.
         let key = |r: &Row| r as *const Row as usize;
-        if rated || clocks {
+        let fallback = [(rated, false), (false, clocks), (false, false)]
+            .into_iter()
+            .filter(|v| *v != (rated, clocks))
+            .find(|v| oof_by_variant.contains_key(v));
+        if let Some(fb) = fallback {
             let same: Vec<f64> = train
                 .iter()
-                .filter_map(|r| base_oof.get(&key(r)).copied())
+                .map(|r| {
+                    oof_by_variant[&fb]
+                        .get(&key(r))
+                        .copied()
+                        .unwrap_or(f64::NAN)
+                })
                 .collect();
-            let base_auc = auc(&same, &labels);
-            if same.len() == train.len() && base_auc > cv[kind] {
+            let mine = auc_scored(&oof_of[kind], &labels);
+            let theirs = auc_scored(&same, &labels);
+            if theirs > mine {
                 let _ = writeln!(
                     card,
-                    "| {basis} | {pos} / {neg} | {:.3} | {:.3} | none: the unrated model without clocks does better on these sides ({base_auc:.3}) | | | |",
-                    cv["logistic"], cv["forest"]
+                    "| {basis} | {pos} / {neg} | {:.3} | {:.3} | none: on these sides the {}, {} model does better ({theirs:.3}) | | | |",
+                    cv["logistic"],
+                    cv["forest"],
+                    if fb.0 { "rated" } else { "unrated" },
+                    if fb.1 { "clocks" } else { "no clocks" }
                 );
                 continue;
             }
-        } else {
-            base_oof = train
+        }
+        oof_by_variant.insert(
+            (rated, clocks),
+            train
                 .iter()
                 .zip(&oof_of[kind])
+                .filter(|(_, s)| !s.is_nan())
                 .map(|(r, s)| (key(r), *s))
-                .collect();
-        }
+                .collect(),
+        );
         let model = fit_model(kind, &x, &y, trees, seed)?;
         let valid: Vec<&Row> = all
             .iter()
@@ -629,7 +662,12 @@ fn fit_variants(
                     .unzip()
             } else {
                 // Too few validation sides: calibrate on the train split's out-of-fold scores.
-                (oof_of[kind].clone(), labels.clone())
+                oof_of[kind]
+                    .iter()
+                    .zip(&labels)
+                    .filter(|(s, _)| !s.is_nan())
+                    .map(|(s, l)| (*s, *l))
+                    .unzip()
             };
         let platt_ab = platt(&cal_scores, &cal_labels);
         let mut variant = Variant {
@@ -659,7 +697,7 @@ fn fit_variants(
             train
                 .iter()
                 .zip(&oof_of[kind])
-                .filter(|(r, _)| !r.engine())
+                .filter(|(r, s)| !r.engine() && !s.is_nan())
                 .map(|(_, s)| oof_cal(*s))
                 .chain(
                     valid
@@ -675,6 +713,7 @@ fn fit_variants(
         let allowed = (humans.len() as f64 * 0.005).floor() as usize;
         let above = humans[humans.len() - 1 - allowed.min(humans.len() - 1)];
         variant.look_closer = (above + 1e-9).clamp(0.5, 0.999);
+        variant.unclear = variant.unclear.min(variant.look_closer);
         variant.look_closer_player = variant.look_closer;
         let _ = writeln!(
             card,
@@ -691,6 +730,7 @@ fn fit_variants(
         let points: Vec<(f64, bool)> = train
             .iter()
             .zip(&oof_of[kind])
+            .filter(|(_, s)| !s.is_nan())
             .map(|(r, s)| (oof_cal(*s), r.engine()))
             .chain(
                 valid
@@ -796,6 +836,15 @@ fn leakage(all: &[Row], n_folds: usize, seed: u64) -> Result<(f64, f64)> {
     Ok((auc(&oof, &labels), auc(&by_bins, &labels)))
 }
 
+/// A pseudo-player's kind and assessment.
+struct PseudoPlayer {
+    kind: Kind,
+    level: Option<Level>,
+    probability: f64,
+    /// The model that assessed it (`Assessment::basis`).
+    basis: String,
+}
+
 /// Pseudo-players of five games each, for the per-player error rates: the split's human
 /// sides grouped by rating (five in a row in Elo order, one side per game), the
 /// engine-assisted sides by kind; each group's sides renamed to one player in the stored
@@ -805,7 +854,7 @@ fn pseudo_players(
     corpus: &std::path::Path,
     split: Split,
     model: &AssessmentModel,
-) -> Result<Vec<(Kind, Option<Level>, f64)>> {
+) -> Result<Vec<PseudoPlayer>> {
     let records = load_records(corpus, &[], None, Some(split))?;
     // (kind, elo, record index, side)
     let mut sides: Vec<(Kind, Option<f64>, usize, &str)> = Vec::new();
@@ -897,13 +946,19 @@ fn pseudo_players(
                     .collect::<Vec<_>>()
             })
             .collect();
+        // Engine games' clocks are never used (see `rows`).
         let a = fairsight::model::assessment::player_signals(p, &side_signals_of)
+            .map(|s| match kind {
+                Kind::TopEngine | Kind::WeakEngine => s.without(&CLOCK_SIGNALS),
+                _ => s,
+            })
             .and_then(|s| model.assess(&s));
-        out.push((
-            *kind,
-            a.as_ref().map(|a| a.level),
-            a.map_or(f64::NAN, |a| a.probability),
-        ));
+        out.push(PseudoPlayer {
+            kind: *kind,
+            level: a.as_ref().map(|a| a.level),
+            probability: a.as_ref().map_or(f64::NAN, |a| a.probability),
+            basis: a.map(|a| a.basis).unwrap_or_default(),
+        });
     }
     Ok(out)
 }
@@ -1119,11 +1174,14 @@ fn eval(a: EvalArgs) -> Result<()> {
         ("true-positive rate, weaker engines", Kind::WeakEngine),
         ("true-positive rate, switched sides", Kind::Switched),
     ] {
-        let of: Vec<&(Kind, Option<Level>, f64)> = players
+        let of: Vec<&PseudoPlayer> = players
             .iter()
-            .filter(|p| p.0 == kind && p.1.is_some())
+            .filter(|p| p.kind == kind && p.level.is_some())
             .collect();
-        let k = of.iter().filter(|p| p.1 == Some(Level::LookCloser)).count();
+        let k = of
+            .iter()
+            .filter(|p| p.level == Some(Level::LookCloser))
+            .count();
         let (lo, hi) = wilson(k, of.len());
         let _ = writeln!(
             out,
@@ -1136,8 +1194,8 @@ fn eval(a: EvalArgs) -> Result<()> {
     }
     let (ps, pl): (Vec<f64>, Vec<bool>) = players
         .iter()
-        .filter(|p| !p.2.is_nan())
-        .map(|p| (p.2, p.0 != Kind::Human))
+        .filter(|p| !p.probability.is_nan())
+        .map(|p| (p.probability, p.kind != Kind::Human))
         .unzip();
     let _ = writeln!(out, "  player-level AUC: {:.3}", auc(&ps, &pl));
     print!("{out}");

@@ -60,6 +60,9 @@ pub struct SampleArgs {
     /// validation.
     #[arg(long, default_value_t = 0)]
     offset: usize,
+    /// Print the picked games' 1-based numbers in the file instead of their PGN.
+    #[arg(long)]
+    numbers: bool,
 }
 
 #[derive(Args)]
@@ -131,6 +134,10 @@ fn sample(a: SampleArgs) -> Result<()> {
         );
         for j in 0..take {
             let g = &games[idx[(j * idx.len() / take + a.offset) % idx.len()]];
+            if a.numbers {
+                println!("{}", g.index + 1);
+                continue;
+            }
             // The game's text: from its first line to the next game's (or the end).
             let start = g.line as usize - 1;
             let end = games

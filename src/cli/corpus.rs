@@ -430,6 +430,52 @@ pub struct GameEntry {
     pub bytes: u64,
 }
 
+/// `corpus/reserved.json`: the games the shipped move classifier and calibration were
+/// fitted on, by file name and 1-based number; they always go to the train split.
+#[derive(Debug, Default, Deserialize)]
+struct Reserved {
+    #[serde(default)]
+    games: BTreeMap<String, Vec<usize>>,
+    /// A generated file whose games count as games of another (its `SourceGame` tag).
+    #[serde(default)]
+    derived: BTreeMap<String, String>,
+}
+
+impl Reserved {
+    fn load(corpus: &Path) -> Result<Reserved> {
+        let path = corpus.join("reserved.json");
+        if !path.exists() {
+            return Ok(Reserved::default());
+        }
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        serde_json::from_str(&text)
+            .with_context(|| format!("{}: not a reserved list", path.display()))
+    }
+
+    /// Whether a record is, or was made from, a game a shipped model was fitted on.
+    fn holds(&self, r: &Record) -> bool {
+        let name = Path::new(&r.file)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let listed = |file: &str, n: usize| self.games.get(file).is_some_and(|v| v.contains(&n));
+        listed(&name, r.game)
+            || self.derived.get(&name).is_some_and(|orig| {
+                r.tag("SourceGame")
+                    .and_then(|v| v.trim().parse().ok())
+                    .is_some_and(|n| listed(orig, n))
+            })
+    }
+}
+
+/// A player's key for the splits: the lower-case name; `None` for a missing or unknown
+/// name (`?`), which says nothing about who played.
+fn player_key(name: Option<String>) -> Option<String> {
+    name.map(|n| n.trim().to_lowercase())
+        .filter(|n| !n.is_empty() && n != "?")
+}
+
 fn fnv1a(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
@@ -477,27 +523,39 @@ impl Manifest {
     /// between two players already in different splits gets [`Split::None`]; a game of
     /// two new players goes by a hash of its source, event and site (a tournament's games
     /// stay together; a lichess game's site is its own address).
-    fn assign(&mut self, r: &Record) -> Split {
+    fn assign(&mut self, r: &Record, reserved: bool) -> Split {
         if r.label == Label::Engine {
-            return hash_split(&r.id);
+            return if reserved {
+                Split::Train
+            } else {
+                hash_split(&r.id)
+            };
         }
         let names: Vec<String> = ["White", "Black"]
             .iter()
-            .map(|t| r.tag(t).unwrap_or_default().to_lowercase())
+            .filter_map(|t| player_key(r.tag(t)))
             .collect();
         let known: Vec<Split> = names
             .iter()
             .filter_map(|n| self.players.get(n).copied())
             .collect();
-        let split = match known.as_slice() {
-            [a, b] if a != b => return Split::None,
-            [a, ..] => *a,
-            [] => hash_split(&format!(
-                "{}|{}|{}",
-                r.source,
-                r.tag("Event").unwrap_or_default(),
-                r.tag("Site").unwrap_or_default()
-            )),
+        let split = if reserved {
+            // A game a shipped model saw: train, or no split if a player is elsewhere.
+            if known.iter().any(|s| *s != Split::Train) {
+                return Split::None;
+            }
+            Split::Train
+        } else {
+            match known.as_slice() {
+                [a, b] if a != b => return Split::None,
+                [a, ..] => *a,
+                [] => hash_split(&format!(
+                    "{}|{}|{}",
+                    r.source,
+                    r.tag("Event").unwrap_or_default(),
+                    r.tag("Site").unwrap_or_default()
+                )),
+            }
         };
         for n in names {
             self.players.entry(n).or_insert(split);
@@ -508,12 +566,20 @@ impl Manifest {
     /// Adds every stored game not yet listed (in source, then number order), assigning
     /// its split, and recounts.
     pub fn update(&mut self, corpus: &Path) -> Result<()> {
+        let reserved = Reserved::load(corpus)?;
         for path in all_records(corpus)? {
-            let r = Record::load(&path)?;
+            let r = match Record::load(&path) {
+                Ok(r) => r,
+                Err(e) => {
+                    // One bad record must not keep the others out: `corpus check` lists it.
+                    eprintln!("fairsight: corpus: {e:#}: left out of the manifest");
+                    continue;
+                }
+            };
             if self.games.contains_key(&r.id) {
                 continue;
             }
-            let split = self.assign(&r);
+            let split = self.assign(&r, reserved.holds(&r));
             let bytes = std::fs::metadata(&path)?.len();
             self.games.insert(
                 r.id.clone(),
@@ -618,10 +684,23 @@ fn add(a: AddArgs) -> Result<ExitCode> {
     }
     let (eligible, picked) = select(&String::from_utf8_lossy(&bytes), &a.select);
     let total = picked.len();
-    let todo: Vec<Picked> = picked
-        .into_iter()
-        .filter(|p| !Record::path(&a.corpus, &a.source, p.number).exists())
-        .collect();
+    // A game already stored is not analysed again, but it must be the same cut of the
+    // same game: another --skip-min or --max-plies, or an edited file, is an error.
+    let mut todo: Vec<Picked> = Vec::new();
+    for p in picked {
+        let path = Record::path(&a.corpus, &a.source, p.number);
+        if !path.exists() {
+            todo.push(p);
+            continue;
+        }
+        let stored = Record::load(&path)?;
+        if stored.pgn != p.pgn || stored.skipped != p.skipped {
+            return super::usage_error(format!(
+                "{}: game {} is stored cut differently (other --skip-tag/--skip-min/--max-plies, or the file changed); use another --source",
+                a.source, p.number
+            ));
+        }
+    }
     eprintln!(
         "fairsight: {file}: {eligible} eligible games, {total} taken, {} already in the corpus, {} to analyse",
         total - todo.len(),
@@ -707,6 +786,11 @@ fn add(a: AddArgs) -> Result<ExitCode> {
         Err(msg) => return super::usage_error(msg),
     };
     if let Some(e) = write_error {
+        // List what was stored before failing.
+        let mut manifest = Manifest::load(&a.corpus)?;
+        manifest.commands.push(command);
+        manifest.update(&a.corpus)?;
+        manifest.save(&a.corpus)?;
         return Err(e);
     }
     // Games with nothing to search (every ply excluded before the search).
@@ -819,6 +903,8 @@ pub fn rebuild(records: &[Record]) -> Result<Report> {
 
 fn check(corpus: &Path) -> Result<ExitCode> {
     let manifest = Manifest::load(corpus)?;
+    let reserved = Reserved::load(corpus)?;
+    let mut first: Option<(String, Settings, EngineInfo)> = None;
     let mut problems = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut player_split: HashMap<String, Split> = HashMap::new();
@@ -832,8 +918,19 @@ fn check(corpus: &Path) -> Result<ExitCode> {
             }
         };
         let expected_path = Record::path(corpus, &r.source, r.game);
-        if expected_path != path {
+        if expected_path != path || r.id != format!("{}/{}", r.source, r.game) {
             problems.push(format!("{}: stored as {}", r.id, path.display()));
+        }
+        match &first {
+            None => first = Some((r.id.clone(), r.settings.clone(), r.engine.clone())),
+            Some((id, settings, engine)) => {
+                if *settings != r.settings || *engine != r.engine {
+                    problems.push(format!(
+                        "{}: analysed with other settings or another engine than {id}",
+                        r.id
+                    ));
+                }
+            }
         }
         seen.insert(r.id.clone());
         let games = fairsight::pgn::import(&r.pgn);
@@ -841,7 +938,13 @@ fn check(corpus: &Path) -> Result<ExitCode> {
             problems.push(format!("{}: the stored game does not import", r.id));
             continue;
         };
-        let book = book_for(&r.settings)?;
+        let book = match book_for(&r.settings) {
+            Ok(b) => b,
+            Err(e) => {
+                problems.push(format!("{}: {e:#}", r.id));
+                continue;
+            }
+        };
         let analysis = Analysis::new(vec![Ok(game.clone())], r.settings.clone(), book.as_ref());
         let planned: Vec<usize> = analysis
             .jobs()
@@ -869,9 +972,17 @@ fn check(corpus: &Path) -> Result<ExitCode> {
                 if g.positions != stored.len() || g.label != r.label {
                     problems.push(format!("{}: the manifest's counts or label differ", r.id));
                 }
+                if reserved.holds(&r) && matches!(g.split, Split::Validation | Split::Test) {
+                    problems.push(format!(
+                        "{}: a shipped model was fitted on it, yet it is in the {:?} split",
+                        r.id, g.split
+                    ));
+                }
                 if r.label != Label::Engine && g.split != Split::None {
-                    for name in ["White", "Black"] {
-                        let n = r.tag(name).unwrap_or_default().to_lowercase();
+                    for n in ["White", "Black"]
+                        .iter()
+                        .filter_map(|t| player_key(r.tag(t)))
+                    {
                         if let Some(other) = player_split.insert(n.clone(), g.split)
                             && other != g.split
                         {
@@ -975,6 +1086,12 @@ mod tests {
         assert_eq!(back.final_lines().len(), 2);
     }
 
+    impl Manifest {
+        fn assign_test(&mut self, r: &Record) -> Split {
+            self.assign(r, false)
+        }
+    }
+
     #[test]
     fn splits_keep_players_together_and_engines_by_game() {
         let rec = |id: &str, label: Label, w: &str, b: &str, event: &str| Record {
@@ -991,11 +1108,11 @@ mod tests {
             positions: Vec::new(),
         };
         let mut m = Manifest::default();
-        let first = m.assign(&rec("h/1", Label::Human, "Ann", "Bob", "E1"));
+        let first = m.assign_test(&rec("h/1", Label::Human, "Ann", "Bob", "E1"));
         assert_ne!(first, Split::None);
         // Ann's next game, against a new player, in another event: Ann's split.
         assert_eq!(
-            m.assign(&rec("h/2", Label::Human, "Cid", "ann", "E9")),
+            m.assign_test(&rec("h/2", Label::Human, "Cid", "ann", "E9")),
             first
         );
         assert_eq!(m.players["cid"], first);
@@ -1004,15 +1121,32 @@ mod tests {
             .map(|i| format!("E{i}"))
             .find(|e| hash_split(&format!("h|{e}|")) != first)
             .unwrap();
-        let s = m.assign(&rec("h/3", Label::Human, "Dan", "Eve", &other));
+        let s = m.assign_test(&rec("h/3", Label::Human, "Dan", "Eve", &other));
         assert_ne!(s, first);
         assert_eq!(
-            m.assign(&rec("h/4", Label::Human, "Dan", "Ann", "E1")),
+            m.assign_test(&rec("h/4", Label::Human, "Dan", "Ann", "E1")),
             Split::None,
             "players of two splits: the game is used by no model"
         );
+        // A game a shipped model was fitted on goes to train, or nowhere when one of its
+        // players is already in another split.
+        let mut fresh = Manifest::default();
+        assert_eq!(
+            fresh.assign(&rec("h/5", Label::Human, "Fay", "Gus", "E1"), true),
+            Split::Train
+        );
+        assert_eq!(fresh.players["gus"], Split::Train);
+        let elsewhere = if first == Split::Train { s } else { first };
+        m.players.insert("hal".into(), elsewhere);
+        assert_eq!(
+            m.assign(&rec("h/6", Label::Human, "Hal", "Ivy", "E1"), true),
+            Split::None
+        );
+        // Missing or unknown names are nobody.
+        assert_eq!(player_key(Some("?".into())), None);
+        assert_eq!(player_key(Some(" ".into())), None);
         // Engine games ignore names.
-        let e = m.assign(&rec("e/7", Label::Engine, "Ann", "Bob", "E1"));
+        let e = m.assign_test(&rec("e/7", Label::Engine, "Ann", "Bob", "E1"));
         assert_eq!(e, hash_split("e/7"));
         assert!(!m.players.contains_key("stockfish"));
     }

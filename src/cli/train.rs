@@ -43,10 +43,14 @@ pub struct SampleArgs {
     file: PathBuf,
     #[command(flatten)]
     select: Selection,
+    /// Print the picked games' 1-based numbers in the file instead of their PGN.
+    #[arg(long)]
+    numbers: bool,
 }
 
-/// Which games of a file to take and how to cut them (shared by `train sample`,
-/// `calibrate` and `corpus add`).
+/// Which games of a file to take and how to cut them (shared by `train sample` and
+/// `corpus add`). The picks come in file order, each once (before, `train sample`
+/// printed them in pick order, which differs only when `--offset` wraps around).
 #[derive(Args, Clone, Debug)]
 pub struct Selection {
     /// Games to take, spread evenly through the file.
@@ -245,7 +249,11 @@ fn sample(a: SampleArgs) -> Result<()> {
         a.file.display(),
         picked.len()
     );
-    let out: String = picked.iter().map(|p| p.pgn.as_str()).collect();
+    let out: String = if a.numbers {
+        picked.iter().map(|p| format!("{}\n", p.number)).collect()
+    } else {
+        picked.iter().map(|p| p.pgn.as_str()).collect()
+    };
     print!("{out}");
     Ok(())
 }

@@ -455,9 +455,22 @@ impl AssessmentModel {
             .as_ref()
     }
 
-    /// Whether reports made with `settings` and `engine` may use it (as the classifier).
+    /// Whether reports made with `settings` and `engine` may use it: the same search, the
+    /// same book and exclusions (a book move counted, or a decided position kept, changes
+    /// what the signals mean), the same engine build.
     pub fn applies_to(&self, settings: &Settings, engine: &EngineInfo) -> bool {
-        let key = |s: &Settings| (s.limit, s.multipv, s.max_nodes, s.screening);
+        let key = |s: &Settings| {
+            (
+                s.limit,
+                s.multipv,
+                s.max_nodes,
+                s.screening,
+                s.book.clone(),
+                s.min_move,
+                s.decided_cp,
+                s.good_margin_cp,
+            )
+        };
         key(settings) == key(&self.settings) && engine.build == self.engine.build
     }
 
