@@ -308,9 +308,17 @@ fn auc_scored(scores: &[f64], labels: &[bool]) -> f64 {
 }
 
 /// The signals of a variant.
+/// Signals the models leave out because another says the same: `accuracy` (a function
+/// of the same win-% losses as `acpl`), `positiveRate` (the classifier's mean
+/// thresholded) and `zEv` (almost `zMm`). With them, a linear model's weights can take
+/// opposite signs on twins, and the reasons would then call an engine-like value human.
+/// They are still reported and measured on their own.
+const TWINS: [&str; 3] = ["accuracy", "positiveRate", "zEv"];
+
 fn variant_features(rated: bool, clocks: bool) -> Vec<String> {
     SIGNALS
         .iter()
+        .filter(|s| !TWINS.contains(s))
         .filter(|s| rated || !RATED_SIGNALS.contains(s))
         .filter(|s| clocks || !CLOCK_SIGNALS.contains(s))
         .map(|s| s.to_string())

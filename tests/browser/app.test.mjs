@@ -470,3 +470,84 @@ test('the committed move classifier gives the same probabilities in wasm as nati
   await context.close();
 });
 
+test('the committed assessment gives the same probabilities in wasm as natively', async () => {
+  const { context, page, errors } = await openPage(browser, `${site.origin}/${SHALLOW}`);
+  // A real report (the CLI, depth 8, no book, rated games): the model was fitted at the
+  // defaults, so these numbers are only indicative, but both builds must agree bit for bit.
+  const file = path.join(root, 'target', `assessment-${process.pid}.json`);
+  const json = cliReport(path.join(root, 'tests', 'fixtures', 'selfplay.pgn'), [
+    '--depth', '8', '--multipv', '2', '--book', 'none',
+  ]);
+  fs.writeFileSync(file, json);
+  const native = cli(['assess', 'probabilities', file]).trim();
+  fs.rmSync(file);
+  const wasm = await page.evaluate(async (j) => {
+    const core = await import('/www/pkg/fairsight.js');
+    return core.assessmentProbabilities(j);
+  }, json);
+  assert.equal(wasm, native);
+  const sides = JSON.parse(wasm).flat();
+  const scored = sides.filter((p) => p !== null);
+  assert.ok(scored.length >= 4, `game sides assessed: ${wasm}`);
+  assert.ok(scored.every((p) => p > 0 && p < 1), wasm);
+  assert.ok(new Set(scored).size >= 2, `the probabilities vary: ${wasm}`);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a saved report at the defaults leads each player with the assessment, on desktop and phone, light and dark', async () => {
+  // Two corpus games (a lichess game and a TCEC game) rebuilt at the defaults, where the
+  // assessment applies.
+  const saved = path.join(root, 'target', `assessed-${process.pid}.json`);
+  fs.writeFileSync(
+    saved,
+    cli(['corpus', 'report', '--source', 'lichess-2025-05', '--source', 'tcec', '--limit', '1', '--json', '-']),
+  );
+  const report = JSON.parse(fs.readFileSync(saved, 'utf8'));
+  assert.ok(report.assessment, 'the rebuilt report has the assessment');
+  const assessed = report.players.filter((p) => p.assessment);
+  assert.equal(assessed.length, 4, 'four players, each assessed');
+  const views = [
+    ['desktop', { width: 1280, height: 900 }],
+    ['phone', { width: 390, height: 844 }],
+  ];
+  for (const [name, viewport] of views) {
+    for (const colorScheme of ['light', 'dark']) {
+      const { context, page, errors } = await openPage(browser, `${site.origin}/?nosw=1`, { viewport, colorScheme });
+      await page.setInputFiles('#open-report', saved);
+      await page.waitForFunction(() => document.body.dataset.state === 'done');
+      // The summary leads the results: one row per player, the level as a badge.
+      const rows = page.locator('#summary table.summary tbody tr');
+      assert.equal(await rows.count(), report.players.length);
+      for (let i = 0; i < report.players.length; i++) {
+        const p = report.players[i];
+        assert.equal(await rows.nth(i).locator('.level-badge').textContent(), p.assessment.level);
+        assert.match(await rows.nth(i).textContent(), new RegExp(`${Math.round(p.assessment.probability * 100)}%`));
+      }
+      const first = await page.evaluate(() => document.querySelector('#results').firstElementChild.nextElementSibling.id);
+      assert.equal(first, 'summary', 'the summary comes first in the results');
+      const cards = page.locator('.player-card');
+      assert.equal(await cards.count(), report.players.length);
+      for (let i = 0; i < report.players.length; i++) {
+        const p = report.players[i];
+        const card = cards.nth(i);
+        // The assessment comes before every statistic of the card.
+        const order = await card.evaluate((el) => [...el.children].map((c) => c.className || c.tagName));
+        assert.ok(order.indexOf('assessment level-' + p.assessment.level.replace(/ /g, '-')) < order.indexOf('stats'), order.join(','));
+        const box = card.locator('.assessment');
+        assert.equal(await box.locator('.level-badge').textContent(), p.assessment.level);
+        assert.match(await box.textContent(), /\d+% probability of engine assistance/);
+        assert.equal(await box.locator('.reasons li').count(), p.assessment.reasons.length);
+        assert.ok(p.assessment.reasons.length >= 3 && p.assessment.reasons.length <= 5);
+      }
+      // The page does not widen past a phone's width.
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(width <= viewport.width + 1, `${name}: page ${width}px wide`);
+      await shot(page, `assessment-${name}-${colorScheme}`);
+      await page.locator('#summary').screenshot({ path: path.join(root, 'target', 'screenshots', `summary-${name}-${colorScheme}.png`) });
+      assert.deepEqual(errors, []);
+      await context.close();
+    }
+  }
+  fs.rmSync(saved);
+});
