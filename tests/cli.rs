@@ -1054,9 +1054,9 @@ fn the_corpus_stores_games_once_and_rebuilds_their_report_byte_for_byte() {
     let corpus = dir.join("corpus");
     let direct = dir.join("direct.json");
     let selfplay = fixture("selfplay.pgn");
-    // Engine games after their 4-ply "book", at most 24 plies each, shallow.
-    let add = |games: &str, json: &Path| {
-        fairsight(&[
+    // Engine games after their 4-ply "book", at most `max_plies` plies each, shallow.
+    let add_cut = |games: &str, max_plies: &str, json: Option<&Path>| {
+        let mut args = vec![
             "corpus",
             "add",
             selfplay.to_str().unwrap(),
@@ -1069,7 +1069,7 @@ fn the_corpus_stores_games_once_and_rebuilds_their_report_byte_for_byte() {
             "--skip-min",
             "4",
             "--max-plies",
-            "24",
+            max_plies,
             "--min-plies",
             "10",
             "--depth",
@@ -1078,10 +1078,13 @@ fn the_corpus_stores_games_once_and_rebuilds_their_report_byte_for_byte() {
             "2",
             "--corpus",
             corpus.to_str().unwrap(),
-            "--json",
-            json.to_str().unwrap(),
-        ])
+        ];
+        if let Some(j) = json {
+            args.extend(["--json", j.to_str().unwrap()]);
+        }
+        fairsight(&args)
     };
+    let add = |games: &str, json: &Path| add_cut(games, "24", Some(json));
     let o = add("2", &direct);
     assert!(o.status.success(), "{}", stderr(&o));
     let records: Vec<_> = std::fs::read_dir(corpus.join("games/fixture-selfplay"))
@@ -1155,27 +1158,7 @@ fn the_corpus_stores_games_once_and_rebuilds_their_report_byte_for_byte() {
     assert_eq!(manifest["games"].as_object().unwrap().len(), 4);
     assert_eq!(manifest["commands"].as_array().unwrap().len(), 2);
     // The same games cut otherwise are refused, not silently kept.
-    let o = fairsight(&[
-        "corpus",
-        "add",
-        selfplay.to_str().unwrap(),
-        "--label",
-        "engine",
-        "--source",
-        "fixture-selfplay",
-        "--games",
-        "4",
-        "--skip-min",
-        "4",
-        "--max-plies",
-        "20",
-        "--min-plies",
-        "10",
-        "--depth",
-        "6",
-        "--corpus",
-        corpus.to_str().unwrap(),
-    ]);
+    let o = add_cut("4", "20", None);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("stored cut differently"),
