@@ -16,6 +16,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::{
     accuracy::{self, Sample},
+    book::{Book, NoBook},
+    engine::{Job, JobResult, PositionAnalysis},
     eval, feature,
     game::{Game, ImportError, Side},
     model::{
@@ -23,9 +25,8 @@ use crate::{
         classifier::Classifier,
     },
     pgn,
-    plan::{self, Book, Exclusion, Job, NoBook, Settings},
+    plan::{self, Exclusion, Settings},
     report::{EngineInfo, GameReport, PlayerReport, PlyReport, Report, SCHEMA, SideReport, Sides},
-    session::{JobResult, PositionAnalysis},
     stats::{
         calibration::Calibration,
         haworth::{self, Decision},
@@ -620,7 +621,7 @@ fn players(
 mod tests {
     use super::*;
     use crate::{
-        session::{PvLine, Search},
+        engine::{PvLine, Search},
         uci::{Bound, Score},
     };
 

@@ -596,12 +596,12 @@ mod tests {
     use super::*;
     use crate::{
         analysis::Analysis,
+        engine::{JobResult, PositionAnalysis, PvLine, Search},
         feature::{Line, MoveFeatures},
         game::{STANDARD_START_FEN, Variant},
         pgn,
         plan::{Exclusion, Settings},
         report::{EngineInfo, Sides},
-        session::{JobResult, PositionAnalysis, PvLine, Search},
         uci::Bound,
     };
     use shakmaty::{CastlingMode, Chess, Position, fen::Fen};
@@ -1169,7 +1169,7 @@ mod tests {
 
     /// Fake engine results: the best line is a legal move other than the played one, the
     /// played move scores `drop(i)` centipawns below it (mover's side); one mate.
-    fn fake_result(job: &crate::plan::Job, game: &crate::game::Game) -> JobResult {
+    fn fake_result(job: &crate::engine::Job, game: &crate::game::Game) -> JobResult {
         let line = |multipv: u32, score: Score, pv: Vec<String>| PvLine {
             depth: 10,
             seldepth: None,

@@ -1,6 +1,6 @@
 //! Opening books: which plies of a game are opening theory (the `"book"` exclusion).
 //!
-//! Two kinds, behind the [`Book`](crate::plan::Book) trait:
+//! Two kinds, behind the [`Book`] trait:
 //! - [`PositionSet`]: a compact set of positions (Polyglot Zobrist keys, stored as sorted
 //!   32-bit fingerprints, delta- and varint-encoded). fairsight ships one built from CC0
 //!   sources (`models/opening-book.bin`, see `models/README.md`). A move is book when the
@@ -15,7 +15,22 @@ use shakmaty::{
     CastlingMode, Chess, EnPassantMode, Position, fen::Fen, uci::UciMove, zobrist::Zobrist64,
 };
 
-use crate::plan::Book;
+/// Decides which plies are opening book: the shipped position set or a user's Polyglot
+/// file, or none.
+pub trait Book {
+    /// Whether playing `uci` from the position `fen` (before the move) is a book move.
+    fn is_book_move(&self, fen: &str, uci: &str) -> bool;
+}
+
+/// A book that contains nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoBook;
+
+impl Book for NoBook {
+    fn is_book_move(&self, _fen: &str, _uci: &str) -> bool {
+        false
+    }
+}
 
 /// Why a book file could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -353,7 +368,7 @@ mod tests {
             .map(|i| polyglot_key_after(&g.plies[i].fen_before, &g.plies[i].uci).unwrap());
         let set = PositionSet::from_keys(keys);
         assert_eq!(plan::book_run(&g, &set), 3);
-        assert_eq!(plan::book_run(&g, &plan::NoBook), 0);
+        assert_eq!(plan::book_run(&g, &NoBook), 0);
         let s = plan::Settings::default();
         assert_eq!(
             plan::pre_exclusion(&g, 2, &s, 3),

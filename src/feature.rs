@@ -7,10 +7,10 @@ use serde::{Deserialize, Serialize};
 use shakmaty::{CastlingMode, Chess, fen::Fen, san::SanPlus, uci::UciMove};
 
 use crate::{
+    engine::{PositionAnalysis, PvLine, Search},
     eval,
     game::{Game, Ply, Side, Variant},
     plan::{Exclusion, Settings},
-    session::{PositionAnalysis, PvLine, Search},
     uci::Score,
 };
 

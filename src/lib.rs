@@ -10,6 +10,7 @@ pub mod accuracy;
 pub mod analysis;
 pub mod annotate;
 pub mod book;
+pub mod engine;
 pub mod eval;
 pub mod feature;
 pub mod game;

@@ -49,11 +49,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     annotate::SideFilter,
+    engine::{PositionAnalysis, Search},
     eval,
     game::Side,
     plan::Exclusion,
     report::{GameReport, PlyReport, Report},
-    session::{PositionAnalysis, Search},
     uci::Score,
 };
 
@@ -546,7 +546,7 @@ pub fn results(report: &Report, filter: &SideFilter) -> String {
 mod tests {
     use super::*;
     use crate::{
-        session::PvLine,
+        engine::PvLine,
         uci::{Bound, Score},
     };
 

@@ -18,8 +18,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    game::{Game, Side, Variant},
-    uci::{Command, Limit},
+    book::{Book, NoBook},
+    engine::{Job, JobId, Task},
+    game::{Game, Variant},
+    uci::Limit,
 };
 
 /// How the analysis is run and what the statistics include.
@@ -153,23 +155,6 @@ impl Exclusion {
     }
 }
 
-/// Decides which plies are opening book: the shipped position set or a user's Polyglot
-/// file (see [`crate::book`]), or none.
-pub trait Book {
-    /// Whether playing `uci` from the position `fen` (before the move) is a book move.
-    fn is_book_move(&self, fen: &str, uci: &str) -> bool;
-}
-
-/// A book that contains nothing.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NoBook;
-
-impl Book for NoBook {
-    fn is_book_move(&self, _fen: &str, _uci: &str) -> bool {
-        false
-    }
-}
-
 /// How many plies from the start of the game are book moves: the book phase ends at the
 /// first move that is not in the book, even if a later position is (a transposition back
 /// into theory after leaving it is play, not preparation).
@@ -196,70 +181,6 @@ pub fn pre_exclusion(
         Some(Exclusion::Book)
     } else {
         None
-    }
-}
-
-/// Identifies a job: a game (by input index) and a chunk of it.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord,
-)]
-#[serde(rename_all = "camelCase")]
-pub struct JobId {
-    /// Index of the game in the input.
-    pub game: usize,
-    /// Index of the chunk within the game.
-    pub chunk: usize,
-}
-
-/// One position to search: the position before game ply `ply_index`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Task {
-    /// Index into the game's plies (and into [`Job::moves`]: the position after
-    /// `moves[..ply_index]`).
-    pub ply_index: usize,
-    /// The move actually played there, UCI.
-    pub played: String,
-    /// The side to move.
-    pub side: Side,
-}
-
-/// A chunk of a game to analyse on one engine, in order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Job {
-    /// Which game and chunk.
-    pub id: JobId,
-    /// Whether castling moves are written king-takes-rook (`UCI_Chess960`).
-    pub chess960: bool,
-    /// Start FEN, or `None` for the standard start position (`position startpos`).
-    pub start_fen: Option<String>,
-    /// The game's moves up to the last task of the chunk, UCI.
-    pub moves: Vec<String>,
-    /// Position index of the unrecorded warm-up search (the ply before the chunk).
-    pub warmup: Option<usize>,
-    /// The positions to search and record.
-    pub tasks: Vec<Task>,
-    /// Search limit.
-    pub limit: Limit,
-    /// Number of lines.
-    pub multipv: u32,
-    /// Node cap with a depth limit (0: none).
-    #[serde(default)]
-    pub max_nodes: u64,
-    /// Screening mode: before each multi-line search (and the warm-up's), a single-line
-    /// search to this depth, recorded apart; the hash is kept between them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub slm_depth: Option<u32>,
-}
-
-impl Job {
-    /// The `position` command for the position before `moves[..index]`.
-    pub fn position(&self, index: usize) -> Command {
-        Command::Position {
-            fen: self.start_fen.clone(),
-            moves: self.moves.get(..index).unwrap_or(&self.moves).to_vec(),
-        }
     }
 }
 
@@ -318,7 +239,7 @@ pub fn jobs_skipping(game: &Game, settings: &Settings, skip: &dyn Fn(usize) -> b
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pgn;
+    use crate::{game::Side, pgn, uci::Command};
 
     fn game(text: &str) -> Game {
         pgn::import(text).remove(0).expect("fixture imports")

@@ -23,128 +23,12 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use serde::{Deserialize, Serialize};
-
 use crate::{
+    engine::{Job, JobId, JobResult, PositionAnalysis, PvLine, Search},
     game::Side,
-    plan::{Job, JobId, Settings},
-    uci::{Bound, Command, EngineLine, Limit, Score},
+    plan::Settings,
+    uci::{Command, EngineLine, Limit},
 };
-
-/// One principal variation at one depth, score from White's point of view.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PvLine {
-    /// Depth of the iteration that printed it.
-    pub depth: u32,
-    /// Selective depth.
-    pub seldepth: Option<u32>,
-    /// 1-based MultiPV index.
-    pub multipv: u32,
-    /// Score, from White's point of view.
-    pub score: Score,
-    /// Whether the score is a bound.
-    #[serde(default, skip_serializing_if = "is_exact")]
-    pub bound: Bound,
-    /// Nodes searched when printed.
-    pub nodes: Option<u64>,
-    /// The moves, UCI.
-    pub pv: Vec<String>,
-}
-
-fn is_exact(b: &Bound) -> bool {
-    *b == Bound::Exact
-}
-
-impl PvLine {
-    /// The first move of the line.
-    pub fn first_move(&self) -> Option<&str> {
-        self.pv.first().map(String::as_str)
-    }
-}
-
-/// Everything one search printed: the last line per (depth, multipv), in that order.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Search {
-    /// Lines sorted by depth, then multipv.
-    pub lines: Vec<PvLine>,
-    /// The engine's `bestmove`.
-    pub bestmove: Option<String>,
-    /// Nodes at the end of the search.
-    pub nodes: u64,
-    /// Milliseconds the engine reported at the end of the search.
-    pub time_ms: u64,
-}
-
-impl Search {
-    /// The deepest line of each MultiPV index, ordered by index: the search's result.
-    pub fn final_lines(&self) -> Vec<&PvLine> {
-        let mut by_pv: BTreeMap<u32, &PvLine> = BTreeMap::new();
-        for l in &self.lines {
-            by_pv.insert(l.multipv, l);
-        }
-        by_pv.into_values().collect()
-    }
-
-    /// The lines printed at `depth`, ordered by MultiPV index.
-    pub fn at_depth(&self, depth: u32) -> impl Iterator<Item = &PvLine> {
-        self.lines.iter().filter(move |l| l.depth == depth)
-    }
-
-    /// The deepest depth reached.
-    pub fn max_depth(&self) -> u32 {
-        self.lines.iter().map(|l| l.depth).max().unwrap_or(0)
-    }
-
-    fn record(&mut self, line: PvLine) {
-        // Replace an earlier line of the same (depth, multipv): the engine's last word wins.
-        match self
-            .lines
-            .binary_search_by_key(&(line.depth, line.multipv), |l| (l.depth, l.multipv))
-        {
-            Ok(i) => self.lines[i] = line,
-            Err(i) => self.lines.insert(i, line),
-        }
-    }
-}
-
-/// The analysis of one position: the MultiPV search and, when the played move was not
-/// among its lines, a search of the played move alone to the same limit.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PositionAnalysis {
-    /// Index into the game's plies.
-    pub ply_index: usize,
-    /// The MultiPV search.
-    pub search: Search,
-    /// `go ... searchmoves <played>`, when needed.
-    pub played_search: Option<Search>,
-    /// Screening mode: the single-line search to depth `d` that ran before the
-    /// multi-line one (hash kept), for the engine's choice at every depth.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub slm: Option<Search>,
-}
-
-/// The result of a [`Job`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct JobResult {
-    /// Which job.
-    pub id: JobId,
-    /// One analysis per task, in order.
-    pub positions: Vec<PositionAnalysis>,
-}
-
-impl JobResult {
-    /// Engine milliseconds summed over every recorded search.
-    pub fn engine_time_ms(&self) -> u64 {
-        self.positions
-            .iter()
-            .map(|p| p.search.time_ms + p.played_search.as_ref().map_or(0, |s| s.time_ms))
-            .sum()
-    }
-}
 
 /// A protocol error: the engine said something that cannot happen in this state.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -489,7 +373,10 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{pgn, plan, uci::Limit};
+    use crate::{
+        pgn, plan,
+        uci::{Limit, Score},
+    };
 
     fn sent(s: &mut Session) -> Vec<String> {
         s.take_commands().iter().map(|c| c.to_string()).collect()

@@ -16,10 +16,11 @@ use wasm_bindgen::prelude::*;
 use crate::{
     analysis::Analysis,
     annotate, book,
+    engine::{Job, JobResult},
     game::Side,
-    plan::{Job, Settings},
+    plan::Settings,
     report::{EngineInfo, Report},
-    session::{JobResult, Session},
+    session::Session,
 };
 
 fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
@@ -194,7 +195,7 @@ impl Analyzer {
         let settings = settings_from(settings)?;
         let games = crate::pgn::import(pgn);
         let analysis = match book {
-            None => Analysis::new(games, settings, &crate::plan::NoBook),
+            None => Analysis::new(games, settings, &crate::book::NoBook),
             Some(bytes) => {
                 let book =
                     book::load(&bytes).map_err(|e| JsError::new(&format!("opening book: {e}")))?;

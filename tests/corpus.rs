@@ -288,10 +288,7 @@ fn shared_openings() -> Option<PathBuf> {
 
 #[test]
 fn polyglot_test_books_read_like_python_chess() {
-    use fairsight::{
-        book::{PolyglotBook, polyglot_key},
-        plan::Book,
-    };
+    use fairsight::book::{Book, PolyglotBook, polyglot_key};
     let Some(dir) = shared_openings() else { return };
     // python-chess's lasker-trap.bin: after 7. Ke2 the book gives the underpromotion.
     let lasker = PolyglotBook::from_bytes(

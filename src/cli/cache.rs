@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use fairsight::{plan::Job, session::JobResult};
+use fairsight::engine::{Job, JobResult};
 use serde::{Deserialize, Serialize};
 
 /// A directory of cached job results.

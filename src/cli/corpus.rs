@@ -30,9 +30,10 @@ use clap::{Args, Subcommand, ValueEnum};
 use fairsight::{
     analysis::Analysis,
     book,
-    plan::{Book, DEFAULT_DEPTH, DEFAULT_MULTIPV, JobId, NoBook, Settings},
+    book::{Book, NoBook},
+    engine::{JobId, JobResult, PositionAnalysis, PvLine, Search},
+    plan::{DEFAULT_DEPTH, DEFAULT_MULTIPV, Settings},
     report::{EngineInfo, Report},
-    session::{JobResult, PositionAnalysis, PvLine, Search},
     uci::{Bound, Limit, Score},
 };
 use serde::{Deserialize, Serialize};

@@ -14,8 +14,9 @@ use std::{
 
 use anyhow::{Context, Result, anyhow, bail};
 use fairsight::{
-    plan::{Job, Settings},
-    session::{JobResult, Session},
+    engine::{Job, JobResult},
+    plan::Settings,
+    session::Session,
 };
 
 /// How long the handshake may take (node starting Stockfish.wasm takes well under 1 s).

@@ -24,15 +24,16 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use fairsight::{
     analysis::Analysis,
     annotate::{self, CraftyOptions, SideFilter},
-    book, matchlog,
+    book,
+    book::{Book, NoBook},
+    engine::{Job, JobId, JobResult},
+    matchlog,
     model::{assessment::AssessmentModel, classifier::Classifier},
     pgn,
     plan::{
-        Book, DEFAULT_DEPTH, DEFAULT_MULTIPV, Job, JobId, NoBook, SCREENING_LINES,
-        SCREENING_MLM_DEPTH, Screening, Settings,
+        DEFAULT_DEPTH, DEFAULT_MULTIPV, SCREENING_LINES, SCREENING_MLM_DEPTH, Screening, Settings,
     },
     report::{EngineInfo, Report},
-    session::JobResult,
     stats::calibration::Calibration,
     uci::Limit,
 };
