@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     eval,
-    feature::{Judgement, MoveFeatures},
     plan::Exclusion,
+    record::features::{Judgement, MoveFeatures},
 };
 
 /// Guid and Bratko leave out moves where both the best and the played evaluation are

@@ -18,7 +18,7 @@ use crate::{
     accuracy::{self, Sample},
     book::{Book, NoBook},
     engine::{Job, JobResult, PositionAnalysis},
-    eval, feature,
+    eval,
     game::{Game, ImportError, Side},
     model::{
         assessment::{self, AssessmentModel, Signals},
@@ -26,7 +26,8 @@ use crate::{
     },
     pgn,
     plan::{self, Exclusion, Settings},
-    report::{EngineInfo, GameReport, PlayerReport, PlyReport, Report, SCHEMA, SideReport, Sides},
+    record::{EngineInfo, PlyReport, features},
+    report::{GameReport, PlayerReport, Report, SCHEMA, SideReport, Sides},
     stats::{
         calibration::Calibration,
         haworth::{self, Decision},
@@ -208,10 +209,10 @@ impl Analysis {
             .map(|(i, ply)| {
                 let analysis = results.and_then(|r| r.get(&i));
                 let features = analysis
-                    .map(|a| feature::features(game, ply, a, &self.settings))
+                    .map(|a| features::features(game, ply, a, &self.settings))
                     .unwrap_or_default();
                 let excluded = pre.get(&i).copied().or_else(|| {
-                    analysis.and_then(|_| feature::post_exclusion(ply, &features, &self.settings))
+                    analysis.and_then(|_| features::post_exclusion(ply, &features, &self.settings))
                 });
                 PlyReport {
                     ply: ply.ply,
@@ -223,10 +224,10 @@ impl Analysis {
                     excluded,
                     searched: analysis.is_some(),
                     lines: analysis
-                        .map(|a| feature::lines(game, ply, a))
+                        .map(|a| features::lines(game, ply, a))
                         .unwrap_or_default(),
                     screening: analysis.zip(self.settings.screening).and_then(|(a, s)| {
-                        crate::matchlog::screening_move(
+                        crate::record::screening::screening_move(
                             &ply.uci,
                             ply.side,
                             ply.repetition,
@@ -240,7 +241,7 @@ impl Analysis {
                             .eval?
                             .with_sign(ply.side.sign())
                             .to_cp(crate::eval::MATE_CP);
-                        crate::model::levels::Levels::new(&features.depth_evals, best)
+                        crate::record::levels::Levels::new(&features.depth_evals, best)
                             .map(|l| l.trend())
                     }),
                     features,
@@ -442,7 +443,7 @@ fn side_report(
         time: time::time_stats(&[timed(plies, side)]),
         competence: haworth::competence(&decisions(plies, side), true),
         stretch: stretch(&regan_sample(game.index, plies, side)),
-        matches: crate::matchlog::totals(plies.iter().filter(|p| p.side == side)),
+        matches: crate::record::screening::totals(plies.iter().filter(|p| p.side == side)),
         assessment: None,
     }
 }
@@ -610,7 +611,7 @@ fn players(
                 regan: regan::fit(&a.tested),
                 verdict: Some(verdict),
                 evidence,
-                matches: crate::matchlog::totals(a.plies.iter().copied()),
+                matches: crate::record::screening::totals(a.plies.iter().copied()),
                 assessment: None,
             }
         })

@@ -4,7 +4,7 @@
 //! Pure: the caller writes the text wherever it goes.
 //!
 //! ```
-//! use fairsight::{analysis::Analysis, annotate, plan::Settings, report::EngineInfo};
+//! use fairsight::{analysis::Analysis, annotate, plan::Settings, record::EngineInfo};
 //! let a = Analysis::from_pgn("[White \"Ann\"]\n[Black \"Bob\"]\n\n1. e4 e5 *", Settings::default());
 //! let pgn = annotate::annotated_pgn(&a.report(EngineInfo::default()));
 //! assert!(pgn.starts_with("[White \"Ann\"]\n[Black \"Bob\"]\n[Annotator \"fairsight\"]\n\n1. e4 e5 "));
@@ -15,9 +15,9 @@
 use std::{fmt, fmt::Write as _, str::FromStr};
 
 use crate::{
-    feature::Judgement,
     game::Side,
-    report::{GameReport, PlyReport, Report, SideReport},
+    record::{PlyReport, features::Judgement},
+    report::{GameReport, Report, SideReport},
     uci::Score,
 };
 
@@ -97,7 +97,7 @@ fn annotated_game(game: &GameReport) -> String {
         }
         if let (true, Some(p)) = (engine_like, ply.engine_probability) {
             let mut s = format!("Engine-like move, {:.1}% confidence.", p * 100.0);
-            let idea = crate::model::features::tactic_length(&game.plies, i);
+            let idea = crate::model::vector::tactic_length(&game.plies, i);
             if idea >= 2 {
                 let _ = write!(s, " The first move of a {idea}-move forced sequence.");
             }
@@ -597,11 +597,14 @@ mod tests {
     use crate::{
         analysis::Analysis,
         engine::{JobResult, PositionAnalysis, PvLine, Search},
-        feature::{Line, MoveFeatures},
         game::{STANDARD_START_FEN, Variant},
         pgn,
         plan::{Exclusion, Settings},
-        report::{EngineInfo, Sides},
+        record::{
+            EngineInfo,
+            features::{Line, MoveFeatures},
+        },
+        report::Sides,
         uci::Bound,
     };
     use shakmaty::{CastlingMode, Chess, Position, fen::Fen};

@@ -3,7 +3,7 @@
 //! its [`JobResult`] holds one [`PositionAnalysis`] per [`Task`]: every [`Search`]'s
 //! lines ([`PvLine`]) by depth and MultiPV index. [`crate::plan`] makes the jobs,
 //! [`crate::session::Session`] runs them over UCI ([`crate::uci`]), and
-//! [`crate::feature`] turns the results into the analysed plies the models read.
+//! [`crate::record`] turns the results into the analysed plies the models read.
 
 use std::collections::BTreeMap;
 

@@ -5,15 +5,13 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer, de::MapAccess, ser
 
 use crate::{
     accuracy::Accuracy,
-    feature::{Line, MoveFeatures},
     game::{Side, Variant},
-    matchlog::{MatchTotals, ScreeningMove},
     model::{
         assessment::Assessment,
         classifier::{Baseline, ClassifierStats},
-        levels::Trend,
     },
-    plan::{Exclusion, Settings},
+    plan::Settings,
+    record::{EngineInfo, PlyReport, screening::MatchTotals},
     stats::{
         calibration::{Evidence, Screening},
         haworth::Competence,
@@ -25,16 +23,6 @@ use crate::{
 
 /// The JSON schema version.
 pub const SCHEMA: u32 = 1;
-
-/// Which engine produced the analysis.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-pub struct EngineInfo {
-    /// The engine's `id name`.
-    pub name: String,
-    /// The build (e.g. `stockfish-19-lite-single`) or command line.
-    pub build: String,
-}
 
 /// The whole report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -168,57 +156,6 @@ pub struct SideReport {
     /// its probability.
     #[serde(default)]
     pub assessment: Option<Assessment>,
-}
-
-/// One ply: the move, why it was excluded, its features and lines.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PlyReport {
-    /// Absolute ply number.
-    pub ply: u32,
-    /// Full-move number.
-    pub move_number: u32,
-    /// The mover.
-    pub side: Side,
-    /// The move, SAN.
-    pub san: String,
-    /// The move, UCI.
-    pub uci: String,
-    /// The position before the move.
-    pub fen: String,
-    /// `null` when the move counts in the statistics, else why not.
-    pub excluded: Option<Exclusion>,
-    /// Whether the engine searched this position.
-    pub searched: bool,
-    /// Features (empty when not searched).
-    #[serde(flatten)]
-    pub features: MoveFeatures,
-    /// The engine lines at the final depth.
-    pub lines: Vec<Line>,
-    /// Probability that the move was engine-chosen (the move classifier; `null` until a
-    /// model is loaded).
-    pub engine_probability: Option<f64>,
-    /// Flagged by the classifier: `engineProbability` at or above its threshold.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub engine_like: bool,
-    /// The trend of the played move's evaluation levels over the depths (seed 004
-    /// §3.6): ascending, descending or other (`null` when not searched).
-    #[serde(default)]
-    pub trend: Option<Trend>,
-    /// Screening mode: the single-line search's choice per depth and Regan's match data
-    /// (absent in review mode).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub screening: Option<ScreeningMove>,
-    /// Seconds spent on the move.
-    pub time_spent: Option<f64>,
-    /// Clock after the move, seconds.
-    pub clock: Option<f64>,
-    /// Original comments.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub comments: Vec<String>,
-    /// Original NAGs.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub nags: Vec<u8>,
 }
 
 /// One player across all games of the input (matched by name, case-insensitive).

@@ -582,9 +582,10 @@ mod tests {
         assert_eq!(slm.bestmove.as_deref(), Some("g1f3"));
         assert_eq!(p.search.final_lines().len(), 2);
         assert!(p.played_search.is_none(), "Qh5 was among the MLM lines");
-        let m = crate::matchlog::screening_move("d1h5", Side::White, false, p, 1, 4).unwrap();
+        let m =
+            crate::record::screening::screening_move("d1h5", Side::White, false, p, 1, 4).unwrap();
         assert_eq!(m.bits, "10-0");
-        assert_eq!(m.match_type, crate::matchlog::MatchType::Part);
+        assert_eq!(m.match_type, crate::record::screening::MatchType::Part);
     }
 
     #[test]

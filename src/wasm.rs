@@ -19,7 +19,8 @@ use crate::{
     engine::{Job, JobResult},
     game::Side,
     plan::Settings,
-    report::{EngineInfo, Report},
+    record::EngineInfo,
+    report::Report,
     session::Session,
 };
 

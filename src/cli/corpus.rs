@@ -33,7 +33,8 @@ use fairsight::{
     book::{Book, NoBook},
     engine::{JobId, JobResult, PositionAnalysis, PvLine, Search},
     plan::{DEFAULT_DEPTH, DEFAULT_MULTIPV, Settings},
-    report::{EngineInfo, Report},
+    record::EngineInfo,
+    report::Report,
     uci::{Bound, Limit, Score},
 };
 use serde::{Deserialize, Serialize};

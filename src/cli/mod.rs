@@ -33,7 +33,8 @@ use fairsight::{
     plan::{
         DEFAULT_DEPTH, DEFAULT_MULTIPV, SCREENING_LINES, SCREENING_MLM_DEPTH, Screening, Settings,
     },
-    report::{EngineInfo, Report},
+    record::EngineInfo,
+    report::Report,
     stats::calibration::Calibration,
     uci::Limit,
 };

@@ -9,9 +9,9 @@ use fairsight::{
     game::Side,
     model::{
         classifier::{Baseline, Classifier, Model, Node},
-        features::{FEATURE_NAMES, move_vector},
-        levels::{Levels, Trend},
+        vector::{FEATURE_NAMES, move_vector},
     },
+    record::levels::{Levels, Trend},
     report::Report,
 };
 use smartcore::{
@@ -590,7 +590,7 @@ fn trend_svc(rows: &[Row], per_class: usize, seed: u64) -> Result<(usize, usize,
     let len = rows.iter().map(|r| r.shape.len()).max().unwrap_or(0);
     let mut by: [Vec<&Row>; 3] = [Vec::new(), Vec::new(), Vec::new()];
     for r in rows.iter().filter(|r| r.shape.len() == len) {
-        let k = match fairsight::model::levels::trend_rule(&r.shape, r.amplitude) {
+        let k = match fairsight::record::levels::trend_rule(&r.shape, r.amplitude) {
             Trend::Ascending => 0,
             Trend::Descending => 1,
             Trend::Other => 2,
@@ -773,7 +773,7 @@ pub fn fit(args: FitArgs) -> Result<()> {
     let _ = writeln!(
         card,
         "Data (candidate moves: analysed, within {} cp of the best or better):\n",
-        fairsight::model::features::CANDIDATE_LOSS_CP
+        fairsight::model::vector::CANDIDATE_LOSS_CP
     );
     let _ = writeln!(card, "| | count |\n| --- | --- |");
     for (k, v) in &counts {

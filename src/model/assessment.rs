@@ -26,7 +26,8 @@ use crate::{
     game::Side,
     model::classifier::{ClassifierStats, Model},
     plan::Settings,
-    report::{EngineInfo, GameReport, PlayerReport, Report},
+    record::EngineInfo,
+    report::{GameReport, PlayerReport, Report},
     stats::{
         calibration::{Calibration, Screening},
         haworth::Competence,

@@ -11,9 +11,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     game::Variant,
-    model::features::{FEATURE_NAMES, MoveVector, move_vector},
+    model::vector::{FEATURE_NAMES, MoveVector, move_vector},
     plan::Settings,
-    report::{EngineInfo, PlyReport, Report},
+    record::{EngineInfo, PlyReport},
+    report::Report,
 };
 
 /// A node of a decision tree: `[feature, threshold, left, right]` (go left when

@@ -1,7 +1,8 @@
-//! The move classifier (Burnham, seed 004): evaluation levels, per-move features and the
-//! trained model that turns them into the probability that a move was engine-chosen.
+//! The trained models: the move classifier (Burnham, seed 004: [`vector`] turns an
+//! analysed ply into its feature vector, [`classifier`] into the probability that the
+//! move was engine-chosen) and the [`assessment`] that combines every signal of a game
+//! side or player into a calibrated probability of engine assistance.
 
 pub mod assessment;
 pub mod classifier;
-pub mod features;
-pub mod levels;
+pub mod vector;

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     plan::Settings,
-    report::EngineInfo,
+    record::EngineInfo,
     stats::regan::{self, Projections, Tested},
 };
 

@@ -3,7 +3,7 @@
 //! amplitude, plus a cubic fit of the shape and the trend label rule.
 //!
 //! ```
-//! use fairsight::model::levels::{Levels, Trend};
+//! use fairsight::record::levels::{Levels, Trend};
 //! // A move the engine disliked at low depth and came to like: ascending.
 //! let evals = [Some(-150), Some(-140), Some(-120), Some(-100), Some(-90), Some(-60),
 //!              Some(-40), Some(-20), Some(-10), Some(0), Some(0), Some(0)];

@@ -12,8 +12,10 @@ use shakmaty::{CastlingMode, Chess, Position, Role, fen::Fen, uci::UciMove};
 use crate::{
     eval,
     game::{Side, Variant},
-    model::levels::{Levels, cubic_fit},
-    report::PlyReport,
+    record::{
+        PlyReport,
+        levels::{Levels, cubic_fit},
+    },
     uci::Score,
 };
 
@@ -282,8 +284,8 @@ pub fn move_vector(
 mod tests {
     use super::*;
     use crate::{
-        feature::{Line, MoveFeatures},
         plan::Exclusion,
+        record::features::{Line, MoveFeatures},
     };
 
     fn line(uci: &str, pv: &[&str], score: Score) -> Line {
