@@ -10,8 +10,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     eval,
+    game::Side,
     plan::Exclusion,
-    record::features::{Judgement, MoveFeatures},
+    record::{
+        PlyReport,
+        features::{Judgement, MoveFeatures},
+    },
 };
 
 /// Guid and Bratko leave out moves where both the best and the played evaluation are
@@ -127,6 +131,40 @@ pub fn summarise(samples: &[Sample<'_>], excluded: BTreeMap<Exclusion, usize>) -
             _ => None,
         },
     }
+}
+
+/// The volatility weights of a game's searched positions, by ply index.
+pub fn weights(plies: &[PlyReport]) -> BTreeMap<usize, f64> {
+    let searched: Vec<(usize, f64)> = plies
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| p.features.eval.map(|e| (i, eval::score_win_percent(e))))
+        .collect();
+    let wins: Vec<f64> = searched.iter().map(|s| s.1).collect();
+    let w = eval::volatility_weights(&wins);
+    searched.iter().map(|s| s.0).zip(w).collect()
+}
+
+/// A side's moves that count, with their volatility weights, and how many of its moves
+/// were excluded, by reason.
+pub fn samples<'a>(
+    plies: &'a [PlyReport],
+    weights: &BTreeMap<usize, f64>,
+    side: Side,
+) -> (Vec<Sample<'a>>, BTreeMap<Exclusion, usize>) {
+    let mut samples = Vec::new();
+    let mut excluded = BTreeMap::new();
+    for (i, p) in plies.iter().enumerate().filter(|(_, p)| p.side == side) {
+        if let Some(e) = p.excluded {
+            *excluded.entry(e).or_insert(0) += 1;
+        } else if p.searched {
+            samples.push(Sample {
+                features: &p.features,
+                weight: weights.get(&i).copied().unwrap_or(1.0),
+            });
+        }
+    }
+    (samples, excluded)
 }
 
 #[cfg(test)]

@@ -109,28 +109,32 @@ pub fn normalise_report(json: &str) -> Result<String, JsError> {
 
 /// The shipped move classifier's probability for every ply of a saved report (JSON), as
 /// JSON `[[p or null, ...] per game]`, whatever the report's settings (see
-/// `Classifier::report_probabilities`); an error when no model ships.
+/// `analysis::signals::classifier_probabilities`); an error when no model ships.
 #[wasm_bindgen(js_name = engineProbabilities)]
 pub fn engine_probabilities(json: &str) -> Result<String, JsError> {
     let report = Report::from_json(json)
         .map_err(|e| JsError::new(&format!("not a fairsight report: {e}")))?;
     let model = crate::model::classifier::Classifier::builtin()
         .ok_or_else(|| JsError::new("no move classifier is built in"))?;
-    serde_json::to_string(&model.report_probabilities(&report))
-        .map_err(|e| JsError::new(&e.to_string()))
+    serde_json::to_string(&crate::analysis::signals::classifier_probabilities(
+        model, &report,
+    ))
+    .map_err(|e| JsError::new(&e.to_string()))
 }
 
 /// The shipped assessment's probability for every game side of a saved report (JSON), as
 /// JSON `[[white, black] per game]` (`null` without an assessment), whatever the report's
-/// settings (see `AssessmentModel::report_probabilities`); an error when no model ships.
+/// settings (see `analysis::signals::assessment_probabilities`); an error when no model ships.
 #[wasm_bindgen(js_name = assessmentProbabilities)]
 pub fn assessment_probabilities(json: &str) -> Result<String, JsError> {
     let report = Report::from_json(json)
         .map_err(|e| JsError::new(&format!("not a fairsight report: {e}")))?;
     let model = crate::model::assessment::AssessmentModel::builtin()
         .ok_or_else(|| JsError::new("no assessment model is built in"))?;
-    serde_json::to_string(&model.report_probabilities(&report))
-        .map_err(|e| JsError::new(&e.to_string()))
+    serde_json::to_string(&crate::analysis::signals::assessment_probabilities(
+        model, &report,
+    ))
+    .map_err(|e| JsError::new(&e.to_string()))
 }
 
 /// Renders a saved report (JSON) as annotated PGN.

@@ -27,11 +27,12 @@ use std::{
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use fairsight::{
+    analysis::signals::{side_signals, tag_rating},
     game::Side,
     model::{
         assessment::{
             AssessmentModel, CLOCK_SIGNALS, HumanRange, Level, RATED_SIGNALS, SIGNALS, Signals,
-            Variant, model_value, side_signals, tag_rating,
+            Variant, model_value,
         },
         classifier::Model,
     },
@@ -109,7 +110,9 @@ pub fn run(cmd: AssessCmd) -> Result<()> {
             let model = load_model(a.model.as_ref(), &mut slot)?;
             println!(
                 "{}",
-                serde_json::to_string(&model.report_probabilities(&report))?
+                serde_json::to_string(&fairsight::analysis::signals::assessment_probabilities(
+                    model, &report
+                ))?
             );
             Ok(())
         }
@@ -947,7 +950,7 @@ fn pseudo_players(
                         side_signals(
                             g,
                             s,
-                            fairsight::model::assessment::tag_rating(g, s),
+                            fairsight::analysis::signals::tag_rating(g, s),
                             calibration,
                         )
                     })
@@ -955,7 +958,7 @@ fn pseudo_players(
             })
             .collect();
         // Engine games' clocks are never used (see `rows`).
-        let a = fairsight::model::assessment::player_signals(p, &side_signals_of)
+        let a = fairsight::analysis::signals::player_signals(p, &side_signals_of)
             .map(|s| match kind {
                 Kind::TopEngine | Kind::WeakEngine => s.without(&CLOCK_SIGNALS),
                 _ => s,

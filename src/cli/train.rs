@@ -154,7 +154,9 @@ fn probabilities(a: ProbabilitiesArgs) -> Result<()> {
     };
     println!(
         "{}",
-        serde_json::to_string(&model.report_probabilities(&report))?
+        serde_json::to_string(&fairsight::analysis::signals::classifier_probabilities(
+            model, &report
+        ))?
     );
     Ok(())
 }

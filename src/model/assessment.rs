@@ -22,17 +22,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     accuracy::Accuracy,
-    analysis::regan_sample,
-    game::Side,
     model::classifier::{ClassifierStats, Model},
     plan::Settings,
     record::EngineInfo,
-    report::{GameReport, PlayerReport, Report},
-    stats::{
-        calibration::{Calibration, Screening},
-        haworth::Competence,
-        time::TimeStats,
-    },
+    stats::{calibration::Screening, haworth::Competence, time::TimeStats},
 };
 
 /// The signals, by name, in vector order.
@@ -92,91 +85,28 @@ impl Signals {
     }
 }
 
-/// A side's rating from the game's Elo tag (`WhiteElo`/`BlackElo`), if positive.
-pub fn tag_rating(game: &GameReport, side: Side) -> Option<f64> {
-    let tag = match side {
-        Side::White => "WhiteElo",
-        Side::Black => "BlackElo",
-    };
-    game.tag(tag)
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|e| *e > 0.0)
-}
-
-/// The most engine-like stretch as a signal: −log10 of its adjusted p-value.
-fn stretch_signal(p_adjusted: f64) -> f64 {
-    -libm::log10(p_adjusted.clamp(1e-12, 1.0))
-}
-
 fn clip(z: Option<f64>) -> Option<f64> {
     z.map(|z| z.clamp(-8.0, 8.0))
 }
 
-/// The signals of one side of a game, against `rating` when one is known (and the
-/// calibration applies). `None` with fewer than [`MIN_MOVES`] analysed moves.
-pub fn side_signals(
-    game: &GameReport,
-    side: Side,
-    rating: Option<f64>,
-    calibration: Option<&Calibration>,
-) -> Option<Signals> {
-    let s = game.sides.get(side);
-    let stretch = s
-        .stretch
-        .as_ref()
-        .map_or(0.0, |x| stretch_signal(x.p_adjusted));
-    let z = rating.zip(calibration).and_then(|(r, cal)| {
-        cal.screen(&regan_sample(game.index, &game.plies, side), r)
-            .map(|z| (r, z))
-    });
-    Signals::pooled(
-        Pooled {
-            stats: &s.stats,
-            classifier: s.classifier.as_ref(),
-            competence: s.competence.as_ref(),
-            time: s.time.as_ref(),
-            games: 1,
-        },
-        stretch,
-        z.as_ref().map(|(r, z)| (*r, z)),
-    )
-}
-
-/// The signals of a player over all their games: pooled statistics, z-scores against
-/// their rating, and the most significant stretch of any of their games (Bonferroni over
-/// the games).
-pub fn player_signals(player: &PlayerReport, sides: &[Signals]) -> Option<Signals> {
-    let best = sides
-        .iter()
-        .filter_map(|s| s.get("stretch"))
-        .fold(0.0_f64, f64::max);
-    let bonferroni = libm::log10(sides.len().max(1) as f64);
-    Signals::pooled(
-        Pooled {
-            stats: &player.stats,
-            classifier: player.classifier.as_ref(),
-            competence: player.competence.as_ref(),
-            time: player.time.as_ref(),
-            games: player.games,
-        },
-        (best - bonferroni).max(0.0),
-        player.rating.zip(player.z_scores.as_ref()),
-    )
-}
-
 /// The statistics a side of a game and a player both have.
-struct Pooled<'a> {
-    stats: &'a Accuracy,
-    classifier: Option<&'a ClassifierStats>,
-    competence: Option<&'a Competence>,
-    time: Option<&'a TimeStats>,
-    games: usize,
+pub struct Pooled<'a> {
+    /// Accuracy, ACPL and the match rate.
+    pub stats: &'a Accuracy,
+    /// The move classifier's summary.
+    pub classifier: Option<&'a ClassifierStats>,
+    /// Haworth's competence.
+    pub competence: Option<&'a Competence>,
+    /// The time statistics.
+    pub time: Option<&'a TimeStats>,
+    /// Games pooled.
+    pub games: usize,
 }
 
 impl Signals {
     /// The signals from pooled statistics, the stretch signal and the z-scores against a
     /// rating; `None` with fewer than [`MIN_MOVES`] analysed moves.
-    fn pooled(p: Pooled<'_>, stretch: f64, z: Option<(f64, &Screening)>) -> Option<Signals> {
+    pub fn pooled(p: Pooled<'_>, stretch: f64, z: Option<(f64, &Screening)>) -> Option<Signals> {
         let moves = p.stats.analysed_plies;
         if moves < MIN_MOVES {
             return None;
@@ -473,27 +403,6 @@ impl AssessmentModel {
             )
         };
         key(settings) == key(&self.settings) && engine.build == self.engine.build
-    }
-
-    /// Every game side's probability in a saved report (White, Black; `None` without an
-    /// assessment), rated by the Elo tags, whatever settings the report was made with:
-    /// for checking that two builds of the core agree (the CLI's `assess probabilities`
-    /// and the wasm `assessmentProbabilities`). Only reports the model
-    /// [`applies_to`](Self::applies_to) give calibrated numbers.
-    pub fn report_probabilities(&self, report: &Report) -> Vec<[Option<f64>; 2]> {
-        let calibration =
-            Calibration::builtin().filter(|c| c.applies_to(&report.settings, &report.engine));
-        report
-            .games
-            .iter()
-            .map(|g| {
-                [Side::White, Side::Black].map(|side| {
-                    side_signals(g, side, tag_rating(g, side), calibration)
-                        .and_then(|s| self.assess(&s))
-                        .map(|a| a.probability)
-                })
-            })
-            .collect()
     }
 
     /// The variant for these signals: the most informed one they allow.

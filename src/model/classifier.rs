@@ -14,7 +14,6 @@ use crate::{
     model::vector::{FEATURE_NAMES, MoveVector, move_vector},
     plan::Settings,
     record::{EngineInfo, PlyReport},
-    report::Report,
 };
 
 /// A node of a decision tree: `[feature, threshold, left, right]` (go left when
@@ -295,23 +294,6 @@ impl Classifier {
             p.engine_probability = prob;
             p.engine_like = prob.is_some_and(|x| x >= self.threshold);
         }
-    }
-
-    /// The probability of every ply of every game of a saved report, by game then ply
-    /// (`null` for moves that are not candidates), whatever settings the report was made
-    /// with: for re-scoring old reports and for checking that two builds of the core
-    /// agree (the CLI's `train probabilities` and the wasm `engineProbabilities`). Only
-    /// reports the model [`applies_to`](Self::applies_to) give calibrated numbers.
-    pub fn report_probabilities(&self, report: &Report) -> Vec<Vec<Option<f64>>> {
-        report
-            .games
-            .iter()
-            .map(|g| {
-                let mut plies = g.plies.clone();
-                self.classify_game(&mut plies, g.variant);
-                plies.iter().map(|p| p.engine_probability).collect()
-            })
-            .collect()
     }
 
     /// The summary over some plies (those with a probability).

@@ -17,7 +17,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::uci::Score;
+use crate::{game::Side, record::PlyReport, uci::Score};
 
 /// κ in `(κ + w)^(−c)` (Haworth uses 1).
 pub const KAPPA: f64 = 1.0;
@@ -195,6 +195,31 @@ pub fn competence(decisions: &[Decision], trace: bool) -> Option<Competence> {
         moves: post.moves(),
         trajectory,
     })
+}
+
+/// A side's analysed moves as Haworth decisions: the engine's lines and, when it was not
+/// among them, the played move searched alone.
+pub fn decisions(plies: &[PlyReport], side: Side) -> Vec<Decision> {
+    let sign = side.sign();
+    plies
+        .iter()
+        .filter(|p| p.side == side && p.excluded.is_none() && p.searched)
+        .filter_map(|p| {
+            let mut values: Vec<f64> = p.lines.iter().map(|l| pawns(l.score, sign)).collect();
+            let played = match p.lines.iter().position(|l| l.uci == p.uci) {
+                Some(i) => i,
+                None => {
+                    values.push(pawns(p.features.played_eval?, sign));
+                    values.len() - 1
+                }
+            };
+            Some(Decision {
+                ply: p.ply,
+                values,
+                played,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -17,6 +17,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::{eval, game::Side, record::PlyReport};
+
 /// Moves within this scaled difference of the best count as equal-value (EV).
 pub const EQUAL: f64 = 1e-9;
 
@@ -382,6 +384,38 @@ pub fn fit_common_c(samples: &[Vec<Tested>]) -> Option<(f64, (f64, f64))> {
 }
 
 /// Moves sampled from the model, for tests here and in the calibration.
+/// A side's analysed moves for Regan's model: the scaled difference of each engine line
+/// (and of the played move searched alone when it was not among them) from the top line.
+pub fn side_sample(game: usize, plies: &[PlyReport], side: Side) -> Vec<Tested> {
+    let sign = side.sign();
+    plies
+        .iter()
+        .filter(|p| p.side == side && p.excluded.is_none() && p.searched)
+        .filter_map(|p| {
+            let best = p.lines.first()?.score.with_sign(sign);
+            let mut deltas: Vec<f64> = p
+                .lines
+                .iter()
+                .map(|l| eval::regan_delta(best, l.score.with_sign(sign)))
+                .collect();
+            let played = match p.lines.iter().position(|l| l.uci == p.uci) {
+                Some(i) => i,
+                None => {
+                    let v = p.features.played_eval?.with_sign(sign);
+                    deltas.push(eval::regan_delta(best, v));
+                    deltas.len() - 1
+                }
+            };
+            Some(Tested {
+                deltas,
+                played,
+                top: 0,
+                at: (game, p.ply),
+            })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 pub(crate) mod tests_support {
     use super::*;

@@ -11,6 +11,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::stats::regan;
+
 /// The shortest stretch considered.
 pub const MIN_MOVES: usize = 8;
 
@@ -94,6 +96,21 @@ pub fn scan(moves: &[ScanMove]) -> Option<Stretch> {
         p_adjusted: (normal_tail(z) * windows as f64).min(1.0),
         windows,
     })
+}
+
+/// The side's most unusual stretch of engine agreement, against Regan's model with the
+/// side's own fit over the game.
+pub fn stretch(sample: &[regan::Tested]) -> Option<Stretch> {
+    let fit = regan::fit(sample)?;
+    let moves: Vec<ScanMove> = sample
+        .iter()
+        .map(|t| ScanMove {
+            ply: t.at.1,
+            matched: t.played == t.top,
+            p: regan::probabilities(&t.deltas, fit.s, fit.c)[t.top],
+        })
+        .collect();
+    scan(&moves)
 }
 
 #[cfg(test)]

@@ -14,6 +14,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::{game::Side, plan::Exclusion, record::PlyReport};
+
 /// Moves in the sliding window of the lowest-CV figure.
 pub const WINDOW: usize = 14;
 
@@ -132,6 +134,27 @@ pub fn time_stats(games: &[Vec<TimedMove>]) -> Option<TimeStats> {
         difficulty_correlation: pearson(&pairs),
         difficulty_moves: pairs.len(),
     })
+}
+
+/// A side's timed moves for the time statistics (book, forced and early moves left out).
+pub fn timed_moves(plies: &[PlyReport], side: Side) -> Vec<TimedMove> {
+    plies
+        .iter()
+        .filter(|p| p.side == side)
+        .filter(|p| {
+            !matches!(
+                p.excluded,
+                Some(Exclusion::Book | Exclusion::Forced | Exclusion::Early)
+            )
+        })
+        .filter_map(|p| {
+            p.time_spent.map(|seconds| TimedMove {
+                ply: p.ply,
+                seconds,
+                alternatives: p.features.alternatives,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -12,16 +12,17 @@
 //! assert_eq!(a.total_positions(), 2);
 //! ```
 
+pub mod signals;
+
 use std::collections::{BTreeMap, HashMap};
 
 use crate::{
     accuracy::{self, Sample},
     book::{Book, NoBook},
     engine::{Job, JobResult, PositionAnalysis},
-    eval,
     game::{Game, ImportError, Side},
     model::{
-        assessment::{self, AssessmentModel, Signals},
+        assessment::{AssessmentModel, Signals},
         classifier::Classifier,
     },
     pgn,
@@ -291,143 +292,14 @@ fn error_report(e: &ImportError) -> GameReport {
     }
 }
 
-/// The volatility weights of a game's searched positions, by ply index.
-fn weights(plies: &[PlyReport]) -> BTreeMap<usize, f64> {
-    let searched: Vec<(usize, f64)> = plies
-        .iter()
-        .enumerate()
-        .filter_map(|(i, p)| p.features.eval.map(|e| (i, eval::score_win_percent(e))))
-        .collect();
-    let wins: Vec<f64> = searched.iter().map(|s| s.1).collect();
-    let w = eval::volatility_weights(&wins);
-    searched.iter().map(|s| s.0).zip(w).collect()
-}
-
-fn samples<'a>(
-    plies: &'a [PlyReport],
-    weights: &BTreeMap<usize, f64>,
-    side: Side,
-) -> (Vec<Sample<'a>>, BTreeMap<Exclusion, usize>) {
-    let mut samples = Vec::new();
-    let mut excluded = BTreeMap::new();
-    for (i, p) in plies.iter().enumerate().filter(|(_, p)| p.side == side) {
-        if let Some(e) = p.excluded {
-            *excluded.entry(e).or_insert(0) += 1;
-        } else if p.searched {
-            samples.push(Sample {
-                features: &p.features,
-                weight: weights.get(&i).copied().unwrap_or(1.0),
-            });
-        }
-    }
-    (samples, excluded)
-}
-
-/// A side's timed moves for the time statistics (book, forced and early moves left out).
-fn timed(plies: &[PlyReport], side: Side) -> Vec<TimedMove> {
-    plies
-        .iter()
-        .filter(|p| p.side == side)
-        .filter(|p| {
-            !matches!(
-                p.excluded,
-                Some(Exclusion::Book | Exclusion::Forced | Exclusion::Early)
-            )
-        })
-        .filter_map(|p| {
-            p.time_spent.map(|seconds| TimedMove {
-                ply: p.ply,
-                seconds,
-                alternatives: p.features.alternatives,
-            })
-        })
-        .collect()
-}
-
-/// A side's analysed moves as Haworth decisions: the engine's lines and, when it was not
-/// among them, the played move searched alone.
-fn decisions(plies: &[PlyReport], side: Side) -> Vec<Decision> {
-    let sign = side.sign();
-    plies
-        .iter()
-        .filter(|p| p.side == side && p.excluded.is_none() && p.searched)
-        .filter_map(|p| {
-            let mut values: Vec<f64> = p
-                .lines
-                .iter()
-                .map(|l| haworth::pawns(l.score, sign))
-                .collect();
-            let played = match p.lines.iter().position(|l| l.uci == p.uci) {
-                Some(i) => i,
-                None => {
-                    values.push(haworth::pawns(p.features.played_eval?, sign));
-                    values.len() - 1
-                }
-            };
-            Some(Decision {
-                ply: p.ply,
-                values,
-                played,
-            })
-        })
-        .collect()
-}
-
-/// A side's analysed moves for Regan's model: the scaled difference of each engine line
-/// (and of the played move searched alone when it was not among them) from the top line.
-pub fn regan_sample(game: usize, plies: &[PlyReport], side: Side) -> Vec<Tested> {
-    let sign = side.sign();
-    plies
-        .iter()
-        .filter(|p| p.side == side && p.excluded.is_none() && p.searched)
-        .filter_map(|p| {
-            let best = p.lines.first()?.score.with_sign(sign);
-            let mut deltas: Vec<f64> = p
-                .lines
-                .iter()
-                .map(|l| eval::regan_delta(best, l.score.with_sign(sign)))
-                .collect();
-            let played = match p.lines.iter().position(|l| l.uci == p.uci) {
-                Some(i) => i,
-                None => {
-                    let v = p.features.played_eval?.with_sign(sign);
-                    deltas.push(eval::regan_delta(best, v));
-                    deltas.len() - 1
-                }
-            };
-            Some(Tested {
-                deltas,
-                played,
-                top: 0,
-                at: (game, p.ply),
-            })
-        })
-        .collect()
-}
-
-/// The side's most unusual stretch of engine agreement, against Regan's model with the
-/// side's own fit over the game.
-fn stretch(sample: &[Tested]) -> Option<scan::Stretch> {
-    let fit = regan::fit(sample)?;
-    let moves: Vec<scan::ScanMove> = sample
-        .iter()
-        .map(|t| scan::ScanMove {
-            ply: t.at.1,
-            matched: t.played == t.top,
-            p: regan::probabilities(&t.deltas, fit.s, fit.c)[t.top],
-        })
-        .collect();
-    scan::scan(&moves)
-}
-
 fn side_report(
     game: &Game,
     plies: &[PlyReport],
     side: Side,
     classifier: Option<&Classifier>,
 ) -> SideReport {
-    let w = weights(plies);
-    let (samples, excluded) = samples(plies, &w, side);
+    let w = accuracy::weights(plies);
+    let (samples, excluded) = accuracy::samples(plies, &w, side);
     let classified = classifier.map(|c| c.stats(plies.iter().filter(|p| p.side == side)));
     let mut stats = accuracy::summarise(&samples, excluded);
     if let Some(c) = &classified
@@ -440,9 +312,9 @@ fn side_report(
         player: game.player(side).to_owned(),
         stats,
         classifier: classified,
-        time: time::time_stats(&[timed(plies, side)]),
-        competence: haworth::competence(&decisions(plies, side), true),
-        stretch: stretch(&regan_sample(game.index, plies, side)),
+        time: time::time_stats(&[time::timed_moves(plies, side)]),
+        competence: haworth::competence(&haworth::decisions(plies, side), true),
+        stretch: scan::stretch(&regan::side_sample(game.index, plies, side)),
         matches: crate::record::screening::totals(plies.iter().filter(|p| p.side == side)),
         assessment: None,
     }
@@ -453,7 +325,7 @@ fn side_rating(g: &GameReport, side: Side, entered: &HashMap<String, f64>) -> Op
     entered
         .get(&g.sides.get(side).player.to_lowercase())
         .copied()
-        .or_else(|| assessment::tag_rating(g, side))
+        .or_else(|| signals::tag_rating(g, side))
 }
 
 /// Assesses every side and player: `assessment`, and `engineScore` its probability.
@@ -468,7 +340,7 @@ fn assess(
     for g in games.iter_mut().filter(|g| g.error.is_none()) {
         for side in [Side::White, Side::Black] {
             let rating = side_rating(g, side, entered);
-            let Some(signals) = assessment::side_signals(g, side, rating, calibration) else {
+            let Some(signals) = signals::side_signals(g, side, rating, calibration) else {
                 continue;
             };
             let a = model.assess(&signals);
@@ -485,7 +357,7 @@ fn assess(
     }
     for p in players.iter_mut() {
         let sides = by_player.remove(&p.name.to_lowercase()).unwrap_or_default();
-        let a = assessment::player_signals(p, &sides).and_then(|s| model.assess(&s));
+        let a = signals::player_signals(p, &sides).and_then(|s| model.assess(&s));
         if let Some(a) = &a {
             p.stats.engine_score = Some(a.probability);
         }
@@ -517,7 +389,7 @@ fn players(
     let mut order: Vec<String> = Vec::new();
     let mut by_key: HashMap<String, Acc<'_>> = HashMap::new();
     for g in games.iter().filter(|g| g.error.is_none()) {
-        let w = weights(&g.plies);
+        let w = accuracy::weights(&g.plies);
         for side in [Side::White, Side::Black] {
             let name = g.sides.get(side).player.clone();
             let key = name.to_lowercase();
@@ -549,7 +421,8 @@ fn players(
             {
                 acc.elos.push(e);
             }
-            acc.tested.extend(regan_sample(g.index, &g.plies, side));
+            acc.tested
+                .extend(regan::side_sample(g.index, &g.plies, side));
             acc.plies.extend(g.plies.iter().filter(|p| p.side == side));
             if let Some(r) = g
                 .sides
@@ -560,14 +433,14 @@ fn players(
             {
                 acc.positive_rates.push(r);
             }
-            acc.timed.push(timed(&g.plies, side));
-            acc.decisions.extend(decisions(&g.plies, side));
+            acc.timed.push(time::timed_moves(&g.plies, side));
+            acc.decisions.extend(haworth::decisions(&g.plies, side));
             acc.games += 1;
             match side {
                 Side::White => acc.white += 1,
                 Side::Black => acc.black += 1,
             }
-            let (s, e) = samples(&g.plies, &w, side);
+            let (s, e) = accuracy::samples(&g.plies, &w, side);
             acc.samples.extend(s);
             for (k, v) in e {
                 *acc.excluded.entry(k).or_insert(0) += v;
@@ -678,14 +551,14 @@ mod tests {
         let assessed = white.assessment.as_ref().unwrap();
         // z = -2 + 2 * (1 - 0.5) / 0.1 = 8.
         assert!((assessed.probability - 1.0 / (1.0 + (-8.0f64).exp())).abs() < 1e-12);
-        assert_eq!(assessed.level, assessment::Level::LookCloser);
+        assert_eq!(assessed.level, crate::model::assessment::Level::LookCloser);
         assert_eq!(white.stats.engine_score, Some(assessed.probability));
         assert_eq!(assessed.moves, white.stats.analysed_plies);
         assert_eq!(assessed.reasons[0].signal, "matchRate");
         let ann = &report.players[0];
         assert_eq!(
             ann.assessment.as_ref().map(|x| x.level),
-            Some(assessment::Level::LookCloser)
+            Some(crate::model::assessment::Level::LookCloser)
         );
         assert_eq!(
             ann.stats.engine_score,

@@ -1,0 +1,124 @@
+//! What the report-level models read from a report: the assessment's signals of a game
+//! side or player (from the summaries [`crate::report`] gathers) and the probabilities of
+//! a saved report, for checking that two builds of the core agree (the CLI's
+//! `train probabilities` and `assess probabilities`, the wasm `engineProbabilities` and
+//! `assessmentProbabilities`).
+
+use crate::{
+    game::Side,
+    model::{
+        assessment::{AssessmentModel, Pooled, Signals},
+        classifier::Classifier,
+    },
+    report::{GameReport, PlayerReport, Report},
+    stats::calibration::Calibration,
+};
+
+/// A side's rating from the game's Elo tag (`WhiteElo`/`BlackElo`), if positive.
+pub fn tag_rating(game: &GameReport, side: Side) -> Option<f64> {
+    let tag = match side {
+        Side::White => "WhiteElo",
+        Side::Black => "BlackElo",
+    };
+    game.tag(tag)
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|e| *e > 0.0)
+}
+
+/// The most engine-like stretch as a signal: −log10 of its adjusted p-value.
+fn stretch_signal(p_adjusted: f64) -> f64 {
+    -libm::log10(p_adjusted.clamp(1e-12, 1.0))
+}
+
+/// The signals of one side of a game, against `rating` when one is known (and the
+/// calibration applies). `None` with fewer than [`MIN_MOVES`](crate::model::assessment::MIN_MOVES) analysed moves.
+pub fn side_signals(
+    game: &GameReport,
+    side: Side,
+    rating: Option<f64>,
+    calibration: Option<&Calibration>,
+) -> Option<Signals> {
+    let s = game.sides.get(side);
+    let stretch = s
+        .stretch
+        .as_ref()
+        .map_or(0.0, |x| stretch_signal(x.p_adjusted));
+    let z = rating.zip(calibration).and_then(|(r, cal)| {
+        cal.screen(
+            &crate::stats::regan::side_sample(game.index, &game.plies, side),
+            r,
+        )
+        .map(|z| (r, z))
+    });
+    Signals::pooled(
+        Pooled {
+            stats: &s.stats,
+            classifier: s.classifier.as_ref(),
+            competence: s.competence.as_ref(),
+            time: s.time.as_ref(),
+            games: 1,
+        },
+        stretch,
+        z.as_ref().map(|(r, z)| (*r, z)),
+    )
+}
+
+/// The signals of a player over all their games: pooled statistics, z-scores against
+/// their rating, and the most significant stretch of any of their games (Bonferroni over
+/// the games).
+pub fn player_signals(player: &PlayerReport, sides: &[Signals]) -> Option<Signals> {
+    let best = sides
+        .iter()
+        .filter_map(|s| s.get("stretch"))
+        .fold(0.0_f64, f64::max);
+    let bonferroni = libm::log10(sides.len().max(1) as f64);
+    Signals::pooled(
+        Pooled {
+            stats: &player.stats,
+            classifier: player.classifier.as_ref(),
+            competence: player.competence.as_ref(),
+            time: player.time.as_ref(),
+            games: player.games,
+        },
+        (best - bonferroni).max(0.0),
+        player.rating.zip(player.z_scores.as_ref()),
+    )
+}
+
+/// The probability of every ply of every game of a saved report, by game then ply
+/// (`null` for moves that are not candidates), whatever settings the report was made
+/// with: for re-scoring old reports and for checking that two builds of the core
+/// agree (the CLI's `train probabilities` and the wasm `engineProbabilities`). Only
+/// reports the model [`applies_to`](Classifier::applies_to) give calibrated numbers.
+pub fn classifier_probabilities(model: &Classifier, report: &Report) -> Vec<Vec<Option<f64>>> {
+    report
+        .games
+        .iter()
+        .map(|g| {
+            let mut plies = g.plies.clone();
+            model.classify_game(&mut plies, g.variant);
+            plies.iter().map(|p| p.engine_probability).collect()
+        })
+        .collect()
+}
+
+/// Every game side's probability in a saved report (White, Black; `None` without an
+/// assessment), rated by the Elo tags, whatever settings the report was made with:
+/// for checking that two builds of the core agree (the CLI's `assess probabilities`
+/// and the wasm `assessmentProbabilities`). Only reports the model
+/// [`applies_to`](AssessmentModel::applies_to) give calibrated numbers.
+pub fn assessment_probabilities(model: &AssessmentModel, report: &Report) -> Vec<[Option<f64>; 2]> {
+    let calibration =
+        Calibration::builtin().filter(|c| c.applies_to(&report.settings, &report.engine));
+    report
+        .games
+        .iter()
+        .map(|g| {
+            [Side::White, Side::Black].map(|side| {
+                side_signals(g, side, tag_rating(g, side), calibration)
+                    .and_then(|s| model.assess(&s))
+                    .map(|a| a.probability)
+            })
+        })
+        .collect()
+}
