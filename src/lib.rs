@@ -8,16 +8,15 @@
 
 pub mod accuracy;
 pub mod analysis;
-pub mod annotate;
 pub mod book;
 pub mod engine;
 pub mod eval;
 pub mod game;
-pub mod matchlog;
 pub mod model;
 pub mod pgn;
 pub mod plan;
 pub mod record;
+pub mod render;
 pub mod report;
 pub mod session;
 pub mod stats;

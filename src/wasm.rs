@@ -15,7 +15,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::{
     analysis::Analysis,
-    annotate, book,
+    book,
     engine::{Job, JobResult},
     game::Side,
     plan::Settings,
@@ -142,7 +142,7 @@ pub fn assessment_probabilities(json: &str) -> Result<String, JsError> {
 pub fn annotate_report(json: &str) -> Result<String, JsError> {
     let report = Report::from_json(json)
         .map_err(|e| JsError::new(&format!("not a fairsight report: {e}")))?;
-    Ok(annotate::annotated_pgn(&report))
+    Ok(crate::render::pgn::annotated_pgn(&report))
 }
 
 /// Renders a saved screening report (JSON) as Regan's log (`kind` = `"log"`) or results
@@ -156,10 +156,10 @@ pub fn screening_text(json: &str, kind: &str, side: &str) -> Result<String, JsEr
             "this report was made in review mode: the log needs the screening mode",
         ));
     }
-    let filter: annotate::SideFilter = side.parse().map_err(|e: String| JsError::new(&e))?;
+    let filter: crate::render::SideFilter = side.parse().map_err(|e: String| JsError::new(&e))?;
     match kind {
-        "log" => Ok(crate::matchlog::log(&report, &filter)),
-        "results" => Ok(crate::matchlog::results(&report, &filter)),
+        "log" => Ok(crate::render::matchlog::log(&report, &filter)),
+        "results" => Ok(crate::render::matchlog::results(&report, &filter)),
         other => Err(JsError::new(&format!(
             "unknown screening output {other:?}: expected \"log\" or \"results\""
         ))),
@@ -347,7 +347,7 @@ impl Analyzer {
     /// The annotated PGN of the report so far.
     #[wasm_bindgen(js_name = annotatedPgn)]
     pub fn annotated_pgn(&self) -> String {
-        annotate::annotated_pgn(&self.analysis.report(self.engine.clone()))
+        crate::render::pgn::annotated_pgn(&self.analysis.report(self.engine.clone()))
     }
 }
 

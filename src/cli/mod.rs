@@ -23,17 +23,16 @@ use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use fairsight::{
     analysis::Analysis,
-    annotate::{self, CraftyOptions, SideFilter},
     book,
     book::{Book, NoBook},
     engine::{Job, JobId, JobResult},
-    matchlog,
     model::{assessment::AssessmentModel, classifier::Classifier},
     pgn,
     plan::{
         DEFAULT_DEPTH, DEFAULT_MULTIPV, SCREENING_LINES, SCREENING_MLM_DEPTH, Screening, Settings,
     },
     record::EngineInfo,
+    render::{self, SideFilter, crafty::CraftyOptions, matchlog},
     report::Report,
     stats::calibration::Calibration,
     uci::Limit,
@@ -326,8 +325,8 @@ fn validate(args: &AnalyzeArgs) -> Result<Validated, String> {
         Mode::Review | Mode::Screening => None,
         Mode::Annotate => {
             let side: SideFilter = args.side.parse().map_err(|e| format!("--side: {e}"))?;
-            let moves =
-                annotate::parse_move_range(&args.moves).map_err(|e| format!("--moves: {e}"))?;
+            let moves = render::crafty::parse_move_range(&args.moves)
+                .map_err(|e| format!("--moves: {e}"))?;
             Some(CraftyOptions {
                 side,
                 moves,
@@ -459,7 +458,7 @@ fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
         .iter()
         .any(|p| p.as_deref() == Some(Path::new("-")));
     if !args.quiet && !to_stdout {
-        stdout(&player_table(&report));
+        stdout(&fairsight::render::table::player_table(&report));
     }
     eprintln!(
         "fairsight: {} positions searched in {:.1}s with {} engine(s){}",
@@ -727,8 +726,8 @@ fn write_outputs(args: &AnalyzeArgs, v: &Validated, report: &Report) -> Result<(
     }
     if let Some(path) = &args.pgn {
         let text = match &v.crafty {
-            Some(opts) => annotate::crafty_annotate(report, opts),
-            None => annotate::annotated_pgn(report),
+            Some(opts) => render::crafty::crafty_annotate(report, opts),
+            None => render::pgn::annotated_pgn(report),
         };
         write_to(path, &text)?;
     }
@@ -739,125 +738,4 @@ fn write_outputs(args: &AnalyzeArgs, v: &Validated, report: &Report) -> Result<(
         write_to(path, &matchlog::results(report, &v.tested))?;
     }
     Ok(())
-}
-
-fn opt(x: Option<f64>, prec: usize) -> String {
-    x.map_or("-".to_owned(), |v| format!("{v:.prec$}"))
-}
-
-/// The assessment of each player in plain words: level, probability, reasons, hint.
-fn assessment_lines(report: &Report) -> String {
-    let mut out = String::new();
-    let Some(model) = &report.assessment else {
-        return out;
-    };
-    out.push_str(&format!("fair-play assessment ({model}):\n"));
-    for p in &report.players {
-        let Some(a) = &p.assessment else {
-            out.push_str(&format!(
-                "  {}: no assessment ({} analysed moves; at least {} are needed)\n",
-                p.name,
-                p.stats.analysed_plies,
-                fairsight::model::assessment::MIN_MOVES
-            ));
-            continue;
-        };
-        out.push_str(&format!(
-            "  {}: {} (probability of engine assistance {:.0}%; {} game(s), {} moves, {} model; \
-             unclear from {:.0}%, look closer from {:.0}%)\n",
-            p.name,
-            a.level.name().to_uppercase(),
-            a.probability * 100.0,
-            p.games,
-            a.moves,
-            a.basis,
-            a.thresholds.0 * 100.0,
-            a.thresholds.1 * 100.0
-        ));
-        for r in &a.reasons {
-            out.push_str(&format!(
-                "      {} {}\n",
-                if r.effect >= 0.0 { "+" } else { "-" },
-                r.text
-            ));
-        }
-        if let Some(h) = &a.hint {
-            out.push_str(&format!("      ({h})\n"));
-        }
-    }
-    out.push('\n');
-    out
-}
-
-/// The per-player table printed to stdout: the assessment first, then the statistics.
-fn player_table(report: &Report) -> String {
-    let mut out = assessment_lines(report);
-    out += &format!(
-        "{:<28} {:>5} {:>6} {:>6} {:>6} {:>14} {:>4} {:>4} {:>4} {:>6} {:>16} {:>6}\n",
-        "player",
-        "games",
-        "plies",
-        "acpl",
-        "acc%",
-        "match% (95%)",
-        "inac",
-        "mist",
-        "blun",
-        "engine",
-        "competence (90%)",
-        "timeCV"
-    );
-    for p in &report.players {
-        let s = &p.stats;
-        let m = match (s.match_rate, s.match_rate_ci95) {
-            (Some(m), Some((lo, hi))) => {
-                format!("{:.0} ({:.0}-{:.0})", m * 100.0, lo * 100.0, hi * 100.0)
-            }
-            _ => "-".to_owned(),
-        };
-        let name: String = p.name.chars().take(28).collect();
-        let competence = p.competence.as_ref().map_or("-".to_owned(), |c| {
-            format!("{:.1} ({:.1}-{:.1})", c.mean, c.low, c.high)
-        });
-        out.push_str(&format!(
-            "{:<28} {:>5} {:>6} {:>6} {:>6} {:>14} {:>4} {:>4} {:>4} {:>6} {:>16} {:>6}\n",
-            name,
-            p.games,
-            s.analysed_plies,
-            opt(s.acpl, 1),
-            opt(s.accuracy, 1),
-            m,
-            s.inaccuracies,
-            s.mistakes,
-            s.blunders,
-            opt(s.engine_score, 2),
-            competence,
-            opt(p.time.as_ref().and_then(|t| t.cv), 2)
-        ));
-    }
-    out.push_str(&format!(
-        "screening{}:\n",
-        report
-            .calibration
-            .as_ref()
-            .map_or(String::new(), |c| format!(" (calibration: {c})"))
-    ));
-    for p in &report.players {
-        let ipr = match (p.ipr, p.ipr_range) {
-            (Some(e), Some((lo, hi))) => format!(", IPR {e:.0} ({lo:.0}-{hi:.0})"),
-            _ => String::new(),
-        };
-        out.push_str(&format!(
-            "  {}: {}{ipr}\n",
-            p.name,
-            p.verdict.as_deref().unwrap_or("-")
-        ));
-    }
-    let failed = report.games.iter().filter(|g| g.error.is_some()).count();
-    if failed > 0 {
-        out.push_str(&format!(
-            "{failed} game(s) could not be imported (see stderr)\n"
-        ));
-    }
-    out
 }

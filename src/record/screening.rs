@@ -1,6 +1,6 @@
 //! The screening data of a tested move (Regan's protocol, seeds 000 and 003): the
 //! single-line search's choice at each depth, the match type and the deltas that
-//! [`crate::matchlog`] writes as the log and results file.
+//! [`crate::render::matchlog`] writes as the log and results file.
 
 use serde::{Deserialize, Serialize};
 

@@ -30,7 +30,7 @@
 //!   the value (promotions are written `e8Q`).
 //!
 //! ```
-//! use fairsight::{record::screening::{MatchType, ScreeningMove}, matchlog::log_line};
+//! use fairsight::{record::screening::{MatchType, ScreeningMove}, render::matchlog::log_line};
 //! let m = ScreeningMove {
 //!     bits: "111011".into(),
 //!     match_type: MatchType::Main,
@@ -46,13 +46,13 @@
 use std::fmt::Write as _;
 
 use crate::{
-    annotate::SideFilter,
     game::Side,
     plan::Exclusion,
     record::{
         PlyReport,
         screening::{MatchTotals, ScreeningMove},
     },
+    render::SideFilter,
     report::{GameReport, Report},
     uci::Score,
 };

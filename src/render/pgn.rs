@@ -1,18 +1,15 @@
-//! Renderings of a [`Report`] as PGN: annotated for people and lichess-compatible tools
-//! ([`annotated_pgn`]), or in Crafty's `annotate` format ([`crafty_annotate`]).
-//!
-//! Pure: the caller writes the text wherever it goes.
+//! A [`Report`] as annotated PGN for people and lichess-compatible tools
+//! ([`annotated_pgn`]); the movetext helpers [`crate::render::crafty`] shares.
 //!
 //! ```
-//! use fairsight::{analysis::Analysis, annotate, plan::Settings, record::EngineInfo};
+//! use fairsight::{analysis::Analysis, render, plan::Settings, record::EngineInfo};
 //! let a = Analysis::from_pgn("[White \"Ann\"]\n[Black \"Bob\"]\n\n1. e4 e5 *", Settings::default());
-//! let pgn = annotate::annotated_pgn(&a.report(EngineInfo::default()));
+//! let pgn = render::pgn::annotated_pgn(&a.report(EngineInfo::default()));
 //! assert!(pgn.starts_with("[White \"Ann\"]\n[Black \"Bob\"]\n[Annotator \"fairsight\"]\n\n1. e4 e5 "));
 //! assert!(pgn.ends_with(" *\n"));
-//! assert_eq!(annotate::parse_move_range("20-33"), Ok((20, 33)));
-//! ```
+//! //! ```
 
-use std::{fmt, fmt::Write as _, str::FromStr};
+use std::fmt::Write as _;
 
 use crate::{
     game::Side,
@@ -162,7 +159,7 @@ pub fn lichess_eval(score: Score) -> String {
 }
 
 /// `|cp|` as pawns with two decimals, without a sign (integer maths: no `-0.00`).
-fn pawns(cp: i32) -> String {
+pub(crate) fn pawns(cp: i32) -> String {
     let a = cp.unsigned_abs();
     format!("{}.{:02}", a / 100, a % 100)
 }
@@ -242,7 +239,7 @@ fn count(n: usize, one: &str, many: &str) -> String {
 }
 
 /// The game termination marker: the movetext's, else a valid `Result` tag, else `*`.
-fn result_token(game: &GameReport) -> &str {
+pub(crate) fn result_token(game: &GameReport) -> &str {
     const RESULTS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
     game.outcome
         .as_deref()
@@ -252,7 +249,7 @@ fn result_token(game: &GameReport) -> &str {
 }
 
 /// The tag pair section with its trailing blank line, `Annotator` added when absent.
-fn tag_section(tags: &[(String, String)]) -> String {
+pub(crate) fn tag_section(tags: &[(String, String)]) -> String {
     let mut out = String::new();
     for (k, v) in tags {
         let _ = writeln!(out, "[{k} \"{}\"]", escape_tag(v));
@@ -278,14 +275,14 @@ fn sanitize_comment(text: &str) -> String {
 
 /// Movetext being written: wraps between tokens, and knows when a Black move needs its
 /// number (at the start and after any comment, NAG or variation).
-struct Movetext {
+pub(crate) struct Movetext {
     text: String,
     column: usize,
     number_next: bool,
 }
 
 impl Movetext {
-    fn new() -> Movetext {
+    pub(crate) fn new() -> Movetext {
         Movetext {
             text: String::new(),
             column: 0,
@@ -293,7 +290,7 @@ impl Movetext {
         }
     }
 
-    fn token(&mut self, token: &str) {
+    pub(crate) fn token(&mut self, token: &str) {
         let len = token.chars().count();
         if self.column > 0 {
             if self.column + 1 + len > LINE_WIDTH {
@@ -308,18 +305,18 @@ impl Movetext {
         self.column += len;
     }
 
-    fn san(&mut self, number: u32, side: Side, san: &str) {
+    pub(crate) fn san(&mut self, number: u32, side: Side, san: &str) {
         let token = move_token(number, side, san, self.number_next);
         self.token(&token);
         self.number_next = false;
     }
 
-    fn nag(&mut self, nag: u8) {
+    pub(crate) fn nag(&mut self, nag: u8) {
         self.token(&format!("${nag}"));
         self.number_next = true;
     }
 
-    fn comment(&mut self, text: &str) {
+    pub(crate) fn comment(&mut self, text: &str) {
         let text = sanitize_comment(text);
         if !text.is_empty() {
             self.token(&format!("{{{text}}}"));
@@ -328,7 +325,7 @@ impl Movetext {
     }
 
     /// A variation replacing the move just written, which was `side`'s move `number`.
-    fn variation(&mut self, number: u32, side: Side, sans: &[&str]) {
+    pub(crate) fn variation(&mut self, number: u32, side: Side, sans: &[&str]) {
         if sans.is_empty() {
             return;
         }
@@ -342,7 +339,7 @@ impl Movetext {
         self.number_next = true;
     }
 
-    fn finish(self) -> String {
+    pub(crate) fn finish(self) -> String {
         self.text
     }
 }
@@ -370,359 +367,19 @@ fn line_tokens(number: u32, side: Side, sans: &[&str]) -> Vec<String> {
     out
 }
 
-// ---------------------------------------------------------------------------------------
-// Crafty's annotate format.
-
-/// Which moves Crafty's `annotate` comments: a colour, both, or a player by name.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SideFilter {
-    /// White's moves (`w`).
-    White,
-    /// Black's moves (`b`).
-    Black,
-    /// Both sides' moves (`wb` or `bw`).
-    Both,
-    /// The moves of the player whose `White` or `Black` tag contains this text
-    /// (case-sensitive); a game where both tags contain it is an error.
-    Name(String),
-}
-
-impl FromStr for SideFilter {
-    type Err = String;
-
-    /// Crafty's spelling: `w`, `b`, `wb`/`bw`, anything else is a name.
-    fn from_str(s: &str) -> Result<SideFilter, String> {
-        Ok(match s {
-            "" => return Err("empty side: expected w, b, wb or a player's name".to_owned()),
-            "w" => SideFilter::White,
-            "b" => SideFilter::Black,
-            "wb" | "bw" => SideFilter::Both,
-            name => SideFilter::Name(name.to_owned()),
-        })
-    }
-}
-
-/// The settings of [`crafty_annotate`] (Crafty's `annotate <colors|name> <moves> <margin>`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct CraftyOptions {
-    /// Whose moves to comment.
-    pub side: SideFilter,
-    /// Full-move numbers to comment, inclusive (see [`parse_move_range`]).
-    pub moves: (u32, u32),
-    /// Comment a move when the best move scores more than this many pawns above it
-    /// (mover's side); a negative margin comments every selected move.
-    pub margin_pawns: f64,
-}
-
-/// A game [`crafty_annotate`] could not annotate.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CraftyError {
-    /// The name filter matches both players of the game.
-    NameMatchesBoth {
-        /// 0-based index of the game in the input.
-        game: usize,
-        /// The name filter.
-        name: String,
-    },
-}
-
-impl fmt::Display for CraftyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CraftyError::NameMatchesBoth { game, name } => {
-                write!(f, "game {}: name \"{name}\" matches both players", game + 1)
-            }
-        }
-    }
-}
-
-impl std::error::Error for CraftyError {}
-
-/// What [`crafty_output`] produced.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CraftyOutput {
-    /// The PGN text. A game in `errors` is written with its moves only and the error as
-    /// its first comment (`{fairsight: game N: …}`).
-    pub pgn: String,
-    /// Games that could not be annotated.
-    pub errors: Vec<CraftyError>,
-    /// 0-based indices of the games left out because the name matches neither player.
-    pub skipped: Vec<usize>,
-}
-
-/// The report in Crafty's annotate format (see [`crafty_output`]), as PGN text.
-pub fn crafty_annotate(report: &Report, opts: &CraftyOptions) -> String {
-    crafty_output(report, opts).pgn
-}
-
-/// The report in Crafty's annotate format: tags and moves, and after each selected move
-/// whose best move beats it by more than the margin the comment
-/// `{real_value (depth:best_value PV)}`, values in pawns from the mover's side.
-/// Games that failed to import are left out.
-pub fn crafty_output(report: &Report, opts: &CraftyOptions) -> CraftyOutput {
-    let mut games = Vec::new();
-    let mut errors = Vec::new();
-    let mut skipped = Vec::new();
-    for game in report.games.iter().filter(|g| g.error.is_none()) {
-        let selected = match &opts.side {
-            SideFilter::White => [true, false],
-            SideFilter::Black => [false, true],
-            SideFilter::Both => [true, true],
-            SideFilter::Name(name) => {
-                let has = |tag| game.tag(tag).is_some_and(|v| v.contains(name.as_str()));
-                match [has("White"), has("Black")] {
-                    [true, true] => {
-                        let e = CraftyError::NameMatchesBoth {
-                            game: game.index,
-                            name: name.clone(),
-                        };
-                        games.push(crafty_game(game, opts, [false, false], Some(&e)));
-                        errors.push(e);
-                        continue;
-                    }
-                    [false, false] => {
-                        skipped.push(game.index);
-                        continue;
-                    }
-                    sides => sides,
-                }
-            }
-        };
-        games.push(crafty_game(game, opts, selected, None));
-    }
-    CraftyOutput {
-        pgn: games.join("\n"),
-        errors,
-        skipped,
-    }
-}
-
-/// `selected`: whether White's, Black's moves are commented.
-fn crafty_game(
-    game: &GameReport,
-    opts: &CraftyOptions,
-    selected: [bool; 2],
-    error: Option<&CraftyError>,
-) -> String {
-    let mut out = tag_section(&game.tags);
-    let mut text = Movetext::new();
-    if let Some(e) = error {
-        text.comment(&format!("fairsight: {e}"));
-    }
-    let (from, to) = opts.moves;
-    for ply in &game.plies {
-        text.san(ply.move_number, ply.side, &ply.san);
-        let side_selected = match ply.side {
-            Side::White => selected[0],
-            Side::Black => selected[1],
-        };
-        if side_selected
-            && (from..=to).contains(&ply.move_number)
-            && let Some(c) = crafty_comment(ply, opts.margin_pawns)
-        {
-            text.comment(&c);
-        }
-    }
-    text.token(result_token(game));
-    out.push_str(&text.finish());
-    out.push('\n');
-    out
-}
-
-/// `real_value (depth:best_value PV)` when the best move beats the played one by more
-/// than the margin (mates compared by [`Score::order_key`]: a shorter mate is better).
-fn crafty_comment(ply: &PlyReport, margin_pawns: f64) -> Option<String> {
-    let sign = ply.side.sign();
-    let best = ply.features.eval?.with_sign(sign);
-    let played = ply.features.played_eval?.with_sign(sign);
-    let line = ply.lines.first()?;
-    let drop_cp = (best.order_key() - played.order_key()) as f64;
-    // Scores are whole centipawns: compare at that resolution (0.3 × 100 is not 30).
-    if margin_pawns >= 0.0 && drop_cp <= (margin_pawns * 100.0).round() {
-        return None;
-    }
-    let mut s = format!(
-        "{} ({}:{}",
-        crafty_value(played),
-        line.depth,
-        crafty_value(best)
-    );
-    for san in &line.pv_san {
-        s.push(' ');
-        s.push_str(san);
-    }
-    s.push(')');
-    Some(s)
-}
-
-/// A mover's-side score as Crafty prints it: `+0.42`, `-0.35`, `Mate3`, `-Mate2`.
-pub fn crafty_value(score: Score) -> String {
-    match score {
-        Score::Cp(cp) => {
-            let sign = if cp < 0 { '-' } else { '+' };
-            format!("{sign}{}", pawns(cp))
-        }
-        Score::Mate(m) if m > 0 => format!("Mate{m}"),
-        Score::Mate(m) => format!("-Mate{}", m.unsigned_abs()),
-    }
-}
-
-/// Parses Crafty's move range: `20-33` (inclusive), or `20` for move 20 to the end.
-pub fn parse_move_range(s: &str) -> Result<(u32, u32), String> {
-    let number = |t: &str| -> Result<u32, String> {
-        let n: u32 = t
-            .trim()
-            .parse()
-            .map_err(|_| format!("invalid move number \"{}\"", t.trim()))?;
-        if n == 0 {
-            return Err("move numbers start at 1".to_owned());
-        }
-        Ok(n)
-    };
-    match s.split_once('-') {
-        Some((a, b)) => {
-            let (a, b) = (number(a)?, number(b)?);
-            if a > b {
-                return Err(format!("empty move range {a}-{b}"));
-            }
-            Ok((a, b))
-        }
-        None => Ok((number(s)?, u32::MAX)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::test_support::*;
     use crate::{
         analysis::Analysis,
         engine::{JobResult, PositionAnalysis, PvLine, Search},
-        game::{STANDARD_START_FEN, Variant},
         pgn,
         plan::{Exclusion, Settings},
-        record::{
-            EngineInfo,
-            features::{Line, MoveFeatures},
-        },
-        report::Sides,
+        record::EngineInfo,
         uci::Bound,
     };
     use shakmaty::{CastlingMode, Chess, Position, fen::Fen};
-
-    fn ply(move_number: u32, side: Side, san: &str) -> PlyReport {
-        PlyReport {
-            ply: 2 * (move_number - 1) + u32::from(side == Side::Black) + 1,
-            move_number,
-            side,
-            san: san.to_owned(),
-            uci: String::new(),
-            fen: String::new(),
-            excluded: None,
-            searched: false,
-            features: MoveFeatures::default(),
-            lines: Vec::new(),
-            engine_probability: None,
-            engine_like: false,
-            trend: None,
-            screening: None,
-            time_spent: None,
-            clock: None,
-            comments: Vec::new(),
-            nags: Vec::new(),
-        }
-    }
-
-    /// Plies from `sans`, the first being `side`'s move `number`.
-    fn plies(number: u32, side: Side, sans: &[&str]) -> Vec<PlyReport> {
-        let (mut number, mut side) = (number, side);
-        sans.iter()
-            .map(|san| {
-                let p = ply(number, side, san);
-                if side == Side::Black {
-                    number += 1;
-                }
-                side = side.other();
-                p
-            })
-            .collect()
-    }
-
-    /// Marks a ply searched: best and played scores (White's side), the best line's SAN.
-    fn search(p: &mut PlyReport, best: Score, played: Score, pv: &[&str]) {
-        p.searched = true;
-        p.features.eval = Some(best);
-        p.features.played_eval = Some(played);
-        p.features.best_san = pv.first().map(|s| s.to_string());
-        p.lines = vec![Line {
-            multipv: 1,
-            depth: 14,
-            uci: String::new(),
-            san: pv.first().map(|s| s.to_string()).unwrap_or_default(),
-            score: best,
-            pv_san: pv.iter().map(|s| s.to_string()).collect(),
-            pv: Vec::new(),
-        }];
-    }
-
-    fn game(tags: &[(&str, &str)], plies: Vec<PlyReport>) -> GameReport {
-        let tags: Vec<(String, String)> = tags
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        let player = |name: &str| {
-            tags.iter()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| v.clone())
-                .unwrap_or_default()
-        };
-        let sides = Sides {
-            white: SideReport {
-                player: player("White"),
-                ..SideReport::default()
-            },
-            black: SideReport {
-                player: player("Black"),
-                ..SideReport::default()
-            },
-        };
-        GameReport {
-            index: 0,
-            line: 1,
-            tags,
-            error: None,
-            variant: Variant::Standard,
-            start_fen: STANDARD_START_FEN.to_owned(),
-            initial_comment: None,
-            outcome: Some("*".to_owned()),
-            plies,
-            sides,
-        }
-    }
-
-    fn report(mut games: Vec<GameReport>) -> Report {
-        for (i, g) in games.iter_mut().enumerate() {
-            g.index = i;
-        }
-        Report {
-            schema: crate::report::SCHEMA,
-            settings: Settings::default(),
-            engine: EngineInfo::default(),
-            games,
-            players: Vec::new(),
-            calibration: None,
-            classifier: None,
-            classifier_baseline: None,
-            assessment: None,
-        }
-    }
-
-    /// The movetext of the only game, on one line.
-    fn movetext(pgn: &str) -> String {
-        let (_, text) = pgn.split_once("\n\n").expect("a tag section");
-        text.trim_end().replace('\n', " ")
-    }
-
-    const NONE_ANALYSED: &str = "{White: no moves analysed} {Black: no moves analysed}";
 
     #[test]
     fn numbers_black_moves_after_comments_nags_and_at_a_black_start() {
@@ -959,205 +616,6 @@ mod tests {
         }
         assert!(movetext(&pgn).starts_with("1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3"));
     }
-
-    // ---- Crafty ----
-
-    /// `1. e4 e5 2. Nf3 Nc6 3. Bb5 a6`, every ply searched. Drops for the mover (pawns):
-    /// e4 0, e5 0.30, Nf3 0.60, Nc6 0, Bb5 mate missed, a6 mate allowed.
-    fn crafty_game_report(white: &str, black: &str) -> GameReport {
-        let mut ps = plies(1, Side::White, &["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"]);
-        search(&mut ps[0], Score::Cp(30), Score::Cp(30), &["e4", "e5"]);
-        search(&mut ps[1], Score::Cp(30), Score::Cp(60), &["c5", "Nf3"]);
-        search(&mut ps[2], Score::Cp(50), Score::Cp(-10), &["d4"]);
-        search(&mut ps[3], Score::Cp(20), Score::Cp(20), &["Nc6"]);
-        search(
-            &mut ps[4],
-            Score::Mate(3),
-            Score::Cp(500),
-            &["Qh5", "g6", "Qxf7#"],
-        );
-        search(&mut ps[5], Score::Cp(-120), Score::Mate(2), &["Nf6"]);
-        game(&[("White", white), ("Black", black)], ps)
-    }
-
-    fn opts(side: &str, moves: &str, margin_pawns: f64) -> CraftyOptions {
-        CraftyOptions {
-            side: side.parse().unwrap(),
-            moves: parse_move_range(moves).unwrap(),
-            margin_pawns,
-        }
-    }
-
-    /// The Crafty comments of the output, in order.
-    fn comments(pgn: &str) -> Vec<String> {
-        pgn.split('{')
-            .skip(1)
-            .map(|c| c.split_once('}').unwrap().0.to_owned())
-            .collect()
-    }
-
-    #[test]
-    fn crafty_comment_text_is_exact() {
-        let r = report(vec![crafty_game_report("Anand, V", "Carlsen, M")]);
-        let out = crafty_annotate(&r, &opts("wb", "1-999", 0.0));
-        assert_eq!(
-            out,
-            "[White \"Anand, V\"]\n[Black \"Carlsen, M\"]\n[Annotator \"fairsight\"]\n\n\
-             1. e4 e5 {-0.60 (14:-0.30 c5 Nf3)} 2. Nf3 {-0.10 (14:+0.50 d4)} 2... Nc6 3. Bb5\n\
-             {+5.00 (14:Mate3 Qh5 g6 Qxf7#)} 3... a6 {-Mate2 (14:+1.20 Nf6)} *\n"
-        );
-        for (score, text) in [
-            (Score::Cp(42), "+0.42"),
-            (Score::Cp(-35), "-0.35"),
-            (Score::Cp(0), "+0.00"),
-            (Score::Mate(3), "Mate3"),
-            (Score::Mate(-2), "-Mate2"),
-        ] {
-            assert_eq!(crafty_value(score), text);
-        }
-    }
-
-    #[test]
-    fn crafty_side_filters() {
-        let r = report(vec![crafty_game_report("Anand, V", "Carlsen, M")]);
-        let count = |side: &str| comments(&crafty_annotate(&r, &opts(side, "1", -1.0))).len();
-        assert_eq!(count("w"), 3);
-        assert_eq!(count("b"), 3);
-        assert_eq!(count("wb"), 6);
-        assert_eq!(count("bw"), 6);
-        assert_eq!(count("Carlsen"), 3);
-        let black = crafty_annotate(&r, &opts("Carlsen", "1", 0.0));
-        assert_eq!(
-            comments(&black),
-            ["-0.60 (14:-0.30 c5 Nf3)", "-Mate2 (14:+1.20 Nf6)"]
-        );
-
-        // Case-sensitive: no match, the game is left out.
-        let out = crafty_output(&r, &opts("carlsen", "1", 0.0));
-        assert_eq!(out.pgn, "");
-        assert_eq!(out.skipped, [0]);
-        assert!(out.errors.is_empty());
-    }
-
-    #[test]
-    fn crafty_name_in_both_players_is_a_game_error_not_a_failure() {
-        let r = report(vec![
-            crafty_game_report("Anand, V", "Carlsen, M"),
-            crafty_game_report("Carlsen, M", "Caruana, F"),
-            crafty_game_report("Kasparov, G", "Karpov, A"),
-        ]);
-        let out = crafty_output(&r, &opts(", ", "1", 0.0));
-        assert_eq!(
-            out.errors,
-            [
-                CraftyError::NameMatchesBoth {
-                    game: 0,
-                    name: ", ".to_owned()
-                },
-                CraftyError::NameMatchesBoth {
-                    game: 1,
-                    name: ", ".to_owned()
-                },
-                CraftyError::NameMatchesBoth {
-                    game: 2,
-                    name: ", ".to_owned()
-                },
-            ]
-        );
-        assert!(
-            out.pgn
-                .contains("\n\n{fairsight: game 2: name \", \" matches both players} 1. e4")
-        );
-        assert_eq!(
-            comments(&out.pgn).len(),
-            3,
-            "only the errors: no move comments"
-        );
-
-        let out = crafty_output(&r, &opts("Carlsen", "1", 0.0));
-        assert_eq!(out.errors.len(), 0);
-        assert_eq!(out.skipped, [2]);
-        let games: Vec<&str> = out.pgn.split("\n\n[").collect();
-        assert_eq!(games.len(), 2);
-        // Game 1: Carlsen is Black; game 2: White.
-        assert_eq!(comments(games[0]).len(), 2);
-        assert_eq!(
-            comments(games[1]),
-            ["-0.10 (14:+0.50 d4)", "+5.00 (14:Mate3 Qh5 g6 Qxf7#)"]
-        );
-
-        let out = crafty_output(&r, &opts("Car", "1", 0.0));
-        assert_eq!(out.errors.len(), 1, "game 2 only");
-        assert!(
-            out.pgn
-                .contains("{fairsight: game 2: name \"Car\" matches both players}")
-        );
-        assert_eq!(comments(&out.pgn).len(), 1 + 2, "game 1 still annotated");
-    }
-
-    #[test]
-    fn crafty_move_range_and_margin() {
-        let r = report(vec![crafty_game_report("A", "B")]);
-        let texts = |moves: &str, margin: f64| -> Vec<String> {
-            comments(&crafty_annotate(&r, &opts("wb", moves, margin)))
-        };
-        assert_eq!(
-            texts("2-2", -1.0),
-            ["-0.10 (14:+0.50 d4)", "-0.20 (14:-0.20 Nc6)"]
-        );
-        assert_eq!(texts("3", 0.0).len(), 2);
-        assert_eq!(texts("1-1", 0.0), ["-0.60 (14:-0.30 c5 Nf3)"]);
-        // Strictly more than the margin: the 0.60 drop needs a margin below 0.60.
-        assert_eq!(texts("1-999", 0.6).len(), 2, "only the mates");
-        assert_eq!(texts("1-999", 0.59).len(), 3);
-        assert_eq!(texts("1-999", 0.5).len(), 3);
-        assert_eq!(texts("1-999", 0.3).len(), 3);
-        assert_eq!(texts("1-999", 0.29).len(), 4);
-        // Negative: every selected move, even those that lost nothing.
-        assert_eq!(texts("1-999", -0.01).len(), 6);
-        assert_eq!(
-            texts("1-999", 100.0).len(),
-            2,
-            "a missed mate beats any margin"
-        );
-        // Shorter mate missed for a longer one: a tiny drop (mate distances).
-        let mut g = crafty_game_report("A", "B");
-        search(&mut g.plies[4], Score::Mate(3), Score::Mate(5), &["Qh5"]);
-        let r = report(vec![g]);
-        let c = comments(&crafty_annotate(&r, &opts("w", "3-3", 0.0)));
-        assert_eq!(c, ["Mate5 (14:Mate3 Qh5)"]);
-        assert!(comments(&crafty_annotate(&r, &opts("w", "3-3", 0.1))).is_empty());
-        // Unsearched plies have nothing to say.
-        let r = report(vec![game(&[], plies(1, Side::White, &["e4", "e5"]))]);
-        assert!(comments(&crafty_annotate(&r, &opts("wb", "1", -1.0))).is_empty());
-    }
-
-    #[test]
-    fn parses_side_filters_and_move_ranges() {
-        assert_eq!("w".parse(), Ok(SideFilter::White));
-        assert_eq!("b".parse(), Ok(SideFilter::Black));
-        assert_eq!("wb".parse(), Ok(SideFilter::Both));
-        assert_eq!("bw".parse(), Ok(SideFilter::Both));
-        assert_eq!("Karpov".parse(), Ok(SideFilter::Name("Karpov".to_owned())));
-        assert!("".parse::<SideFilter>().is_err());
-
-        assert_eq!(parse_move_range("20-33"), Ok((20, 33)));
-        assert_eq!(parse_move_range("20"), Ok((20, u32::MAX)));
-        assert_eq!(parse_move_range("1-999"), Ok((1, 999)));
-        assert_eq!(parse_move_range("7-7"), Ok((7, 7)));
-        assert_eq!(parse_move_range(" 3 - 5 "), Ok((3, 5)));
-        for bad in [
-            "33-20", "x", "1-y", "", "-5", "5-", "0", "0-3", "1-2-3", "2.5",
-        ] {
-            assert!(parse_move_range(bad).is_err(), "{bad}");
-        }
-        assert_eq!(
-            parse_move_range("33-20"),
-            Err("empty move range 33-20".to_owned())
-        );
-    }
-
-    // ---- Round trip ----
 
     /// `[%eval X]` of a comment, read back.
     fn parse_eval(comment: &str) -> Option<Score> {

@@ -1,0 +1,174 @@
+//! Every text output of a report, above the report it renders: annotated PGN
+//! ([`pgn`]), Crafty's `annotate` output ([`crafty`]), Regan's log and results file
+//! ([`matchlog`]) and the CLI's table ([`table`]). Pure: the caller writes the text
+//! wherever it goes.
+
+pub mod crafty;
+pub mod matchlog;
+pub mod pgn;
+pub mod table;
+
+use std::str::FromStr;
+
+/// Which moves Crafty's `annotate` comments: a colour, both, or a player by name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SideFilter {
+    /// White's moves (`w`).
+    White,
+    /// Black's moves (`b`).
+    Black,
+    /// Both sides' moves (`wb` or `bw`).
+    Both,
+    /// The moves of the player whose `White` or `Black` tag contains this text
+    /// (case-sensitive); a game where both tags contain it is an error.
+    Name(String),
+}
+
+impl FromStr for SideFilter {
+    type Err = String;
+
+    /// Crafty's spelling: `w`, `b`, `wb`/`bw`, anything else is a name.
+    fn from_str(s: &str) -> Result<SideFilter, String> {
+        Ok(match s {
+            "" => return Err("empty side: expected w, b, wb or a player's name".to_owned()),
+            "w" => SideFilter::White,
+            "b" => SideFilter::Black,
+            "wb" | "bw" => SideFilter::Both,
+            name => SideFilter::Name(name.to_owned()),
+        })
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    use crate::{
+        game::Side,
+        record::PlyReport,
+        report::{GameReport, Report, SideReport},
+        uci::Score,
+    };
+    use crate::{
+        game::{STANDARD_START_FEN, Variant},
+        plan::Settings,
+        record::{
+            EngineInfo,
+            features::{Line, MoveFeatures},
+        },
+        report::Sides,
+    };
+
+    pub(crate) fn ply(move_number: u32, side: Side, san: &str) -> PlyReport {
+        PlyReport {
+            ply: 2 * (move_number - 1) + u32::from(side == Side::Black) + 1,
+            move_number,
+            side,
+            san: san.to_owned(),
+            uci: String::new(),
+            fen: String::new(),
+            excluded: None,
+            searched: false,
+            features: MoveFeatures::default(),
+            lines: Vec::new(),
+            engine_probability: None,
+            engine_like: false,
+            trend: None,
+            screening: None,
+            time_spent: None,
+            clock: None,
+            comments: Vec::new(),
+            nags: Vec::new(),
+        }
+    }
+
+    /// Plies from `sans`, the first being `side`'s move `number`.
+    pub(crate) fn plies(number: u32, side: Side, sans: &[&str]) -> Vec<PlyReport> {
+        let (mut number, mut side) = (number, side);
+        sans.iter()
+            .map(|san| {
+                let p = ply(number, side, san);
+                if side == Side::Black {
+                    number += 1;
+                }
+                side = side.other();
+                p
+            })
+            .collect()
+    }
+
+    /// Marks a ply searched: best and played scores (White's side), the best line's SAN.
+    pub(crate) fn search(p: &mut PlyReport, best: Score, played: Score, pv: &[&str]) {
+        p.searched = true;
+        p.features.eval = Some(best);
+        p.features.played_eval = Some(played);
+        p.features.best_san = pv.first().map(|s| s.to_string());
+        p.lines = vec![Line {
+            multipv: 1,
+            depth: 14,
+            uci: String::new(),
+            san: pv.first().map(|s| s.to_string()).unwrap_or_default(),
+            score: best,
+            pv_san: pv.iter().map(|s| s.to_string()).collect(),
+            pv: Vec::new(),
+        }];
+    }
+
+    pub(crate) fn game(tags: &[(&str, &str)], plies: Vec<PlyReport>) -> GameReport {
+        let tags: Vec<(String, String)> = tags
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let player = |name: &str| {
+            tags.iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default()
+        };
+        let sides = Sides {
+            white: SideReport {
+                player: player("White"),
+                ..SideReport::default()
+            },
+            black: SideReport {
+                player: player("Black"),
+                ..SideReport::default()
+            },
+        };
+        GameReport {
+            index: 0,
+            line: 1,
+            tags,
+            error: None,
+            variant: Variant::Standard,
+            start_fen: STANDARD_START_FEN.to_owned(),
+            initial_comment: None,
+            outcome: Some("*".to_owned()),
+            plies,
+            sides,
+        }
+    }
+
+    pub(crate) fn report(mut games: Vec<GameReport>) -> Report {
+        for (i, g) in games.iter_mut().enumerate() {
+            g.index = i;
+        }
+        Report {
+            schema: crate::report::SCHEMA,
+            settings: Settings::default(),
+            engine: EngineInfo::default(),
+            games,
+            players: Vec::new(),
+            calibration: None,
+            classifier: None,
+            classifier_baseline: None,
+            assessment: None,
+        }
+    }
+
+    /// The movetext of the only game, on one line.
+    pub(crate) fn movetext(pgn: &str) -> String {
+        let (_, text) = pgn.split_once("\n\n").expect("a tag section");
+        text.trim_end().replace('\n', " ")
+    }
+
+    pub(crate) const NONE_ANALYSED: &str = "{White: no moves analysed} {Black: no moves analysed}";
+}
