@@ -1,0 +1,85 @@
+//! Clocks: `[%clk]` and `[%emt]` comments, the `TimeControl` tag and the time spent per
+//! move.
+
+use crate::game::{Game, Side};
+
+/// Parses a PGN clock value like "1:02:03", "0:00:59.5", "12:34" into seconds.
+pub fn parse_clock(s: &str) -> Option<f64> {
+    let fields: Vec<&str> = s.trim().split(':').collect();
+    if fields.len() > 3 {
+        return None;
+    }
+    let (last, whole) = fields.split_last()?;
+    let mut seconds = 0.0;
+    for field in whole {
+        if !field.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        seconds = seconds * 60.0 + parse_seconds(field)?;
+    }
+    Some(seconds * 60.0 + parse_seconds(last)?)
+}
+
+/// Parses a TimeControl tag ("300+3", "40/7200:3600", "-", "?") into (base seconds,
+/// increment seconds) of the first period; None when unknown.
+pub fn parse_time_control(tc: &str) -> Option<(f64, f64)> {
+    // Periods are separated by ':'; a period is "[moves/]seconds[+increment]". Unknown
+    // ("?"), untimed ("-") and sandclock ("*seconds") controls give no base to count from.
+    let period = tc.trim().split(':').next()?.trim();
+    let timed = match period.split_once('/') {
+        Some((moves, timed)) if !moves.is_empty() && moves.bytes().all(|b| b.is_ascii_digit()) => {
+            timed
+        }
+        Some(_) => return None,
+        None => period,
+    };
+    match timed.split_once('+') {
+        Some((base, increment)) => Some((parse_seconds(base)?, parse_seconds(increment)?)),
+        None => Some((parse_seconds(timed)?, 0.0)),
+    }
+}
+
+/// A non-negative decimal number of seconds ("59", "0.05"); no signs, exponents or "inf".
+pub(super) fn parse_seconds(s: &str) -> Option<f64> {
+    let digits = s.bytes().filter(u8::is_ascii_digit).count();
+    let dots = s.bytes().filter(|&b| b == b'.').count();
+    if digits == 0 || dots > 1 || digits + dots != s.len() {
+        return None;
+    }
+    s.parse().ok().filter(|v: &f64| v.is_finite())
+}
+
+/// Fills `time_spent` where `%emt` did not: the same side's previous clock (or the
+/// `TimeControl` base before its first move) minus this clock, plus the increment.
+pub(super) fn fill_time_spent(game: &mut Game) {
+    let control = game.tag("TimeControl").and_then(parse_time_control);
+    let base = control.map(|(base, _)| base);
+    let increment = control.map_or(0.0, |(_, increment)| increment);
+    let mut previous = [base, base];
+    for ply in &mut game.plies {
+        let side = usize::from(ply.side == Side::Black);
+        let Some(before) = previous.get_mut(side) else {
+            continue;
+        };
+        if ply.time_spent.is_none()
+            && let (Some(before), Some(after)) = (*before, ply.clock)
+        {
+            ply.time_spent = Some((before - after + increment).max(0.0));
+        }
+        *before = ply.clock;
+    }
+}
+
+/// The argument of a `[%name arg]` command in a comment.
+pub(super) fn command_arg<'c>(comment: &'c str, name: &str) -> Option<&'c str> {
+    let mut rest = comment;
+    while let Some(at) = rest.find("[%") {
+        rest = rest.get(at + 2..)?;
+        if let Some(args) = rest.strip_prefix(name)
+            && args.starts_with(char::is_whitespace)
+        {
+            return args.split(']').next().map(str::trim);
+        }
+    }
+    None
+}
