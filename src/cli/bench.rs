@@ -15,7 +15,10 @@ use fairsight::{
     uci::Limit,
 };
 
-use super::{Run, default_engine, engine::Engine, run_pool};
+use super::{
+    engine::{Engine, default_engine},
+    pool::{Run, run_pool},
+};
 
 #[derive(Args)]
 pub struct BenchArgs {

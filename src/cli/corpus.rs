@@ -39,7 +39,7 @@ use fairsight::{
 };
 use serde::{Deserialize, Serialize};
 
-use super::train::{Picked, Selection, select};
+use super::fit::train::{Picked, Selection, select};
 
 /// Version of the record and manifest formats.
 const FORMAT: u32 = 1;
@@ -749,10 +749,10 @@ fn add(a: AddArgs) -> Result<ExitCode> {
             positions: found.iter().map(StoredPosition::new).collect(),
         }
     };
-    let run = super::Run {
+    let run = super::pool::Run {
         engine: &match &a.engine {
             Some(e) => e.clone(),
-            None => match super::default_engine() {
+            None => match super::engine::default_engine() {
                 Some(e) => e,
                 None => return super::usage_error("no engine: run `npm ci`, or pass --engine CMD"),
             },
@@ -809,7 +809,7 @@ fn add(a: AddArgs) -> Result<ExitCode> {
     manifest.save(&a.corpus)?;
     if let Some(path) = &a.json {
         let report = analysis.report(outcome.engine.clone());
-        super::write_to(path, &(report.to_json() + "\n"))?;
+        super::output::write_to(path, &(report.to_json() + "\n"))?;
     }
     eprintln!(
         "fairsight: {written} games stored in {}, {} positions searched in {:.1}s{}",
@@ -1031,7 +1031,7 @@ fn report(a: ReportArgs) -> Result<()> {
         });
     }
     let report = rebuild(&records)?;
-    super::write_to(&a.json, &(report.to_json() + "\n"))
+    super::output::write_to(&a.json, &(report.to_json() + "\n"))
 }
 
 #[cfg(test)]

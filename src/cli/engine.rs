@@ -12,6 +12,8 @@ use std::{
     time::{Duration, Instant},
 };
 
+use std::path::{Path, PathBuf};
+
 use anyhow::{Context, Result, anyhow, bail};
 use fairsight::{
     engine::{Job, JobResult},
@@ -130,4 +132,37 @@ impl Drop for Engine {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The npm `stockfish` build the CLI runs by default (the browser's default too).
+const DEFAULT_ENGINE_JS: &str = "node_modules/stockfish/bin/stockfish-19-lite-single.js";
+
+/// The default engine command: node running the npm stockfish build, found in the current
+/// directory, next to the executable, or in the source tree it was built from.
+pub(crate) fn default_engine() -> Option<String> {
+    let mut roots: Vec<PathBuf> = vec![PathBuf::from(".")];
+    if let Ok(exe) = std::env::current_exe() {
+        roots.extend(exe.ancestors().skip(1).map(Path::to_path_buf));
+    }
+    roots.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    roots
+        .iter()
+        .map(|r| r.join(DEFAULT_ENGINE_JS))
+        .find(|p| p.is_file())
+        .and_then(|p| p.canonicalize().ok())
+        .map(|p| shell_words::join(["node", &p.to_string_lossy()]))
+}
+
+/// A stable description of the engine build: the script or binary's file stem.
+pub(crate) fn engine_build(command: &str) -> String {
+    let argv = shell_words::split(command).unwrap_or_default();
+    let target = argv
+        .iter()
+        .rev()
+        .find(|a| a.ends_with(".js") || a.ends_with(".wasm"))
+        .or(argv.first());
+    target
+        .and_then(|t| Path::new(t).file_stem())
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }

@@ -40,7 +40,7 @@ use fairsight::{
 };
 
 use super::{
-    corpus::{Label, Manifest, Split, load_records, rebuild},
+    super::corpus::{Label, Manifest, Split, load_records, rebuild},
     train_fit::{Rng, Scaler, auc, forest_model, logistic_l2},
 };
 

@@ -1,0 +1,137 @@
+//! `fairsight analyze`: import, plan, run the engines, assemble the report, write it.
+
+use std::{path::Path, process::ExitCode, time::Duration};
+
+use anyhow::{Context, Result};
+use fairsight::{
+    analysis::Analysis,
+    book,
+    book::{Book, NoBook},
+    model::{assessment::AssessmentModel, classifier::Classifier},
+    pgn,
+    stats::calibration::Calibration,
+};
+
+use super::{
+    BUILTIN_BOOK,
+    args::{AnalyzeArgs, validate},
+    output::{stdout, write_outputs},
+    pool::Run,
+    usage_error,
+};
+
+pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
+    let v = match validate(&args) {
+        Ok(v) => v,
+        Err(msg) => return usage_error(msg),
+    };
+    // Games are numbered across all files in order; lines are per file.
+    let mut games = Vec::new();
+    for f in &args.files {
+        let bytes = match std::fs::read(f) {
+            Ok(b) => b,
+            Err(e) => return usage_error(format!("cannot read {}: {e}", f.display())),
+        };
+        // Latin-1 files are common: decode lossily rather than refuse.
+        let text = String::from_utf8_lossy(&bytes);
+        let offset = games.len();
+        for mut g in pgn::import(&text) {
+            match &mut g {
+                Ok(game) => game.index += offset,
+                Err(e) => {
+                    e.index += offset;
+                    eprintln!("fairsight: {}: skipped {e}", f.display());
+                }
+            }
+            games.push(g);
+        }
+    }
+    let book: Box<dyn Book + Send + Sync> = match args.book.as_str() {
+        "none" => Box::new(NoBook),
+        "builtin" => book::load(BUILTIN_BOOK).context("the built-in opening book")?,
+        path => match std::fs::read(path) {
+            Ok(bytes) => match book::load(&bytes) {
+                Ok(b) => b,
+                Err(e) => return usage_error(format!("--book {path}: {e}")),
+            },
+            Err(e) => return usage_error(format!("--book {path}: cannot read: {e}")),
+        },
+    };
+    let mut analysis = Analysis::new(games, v.settings.clone(), book.as_ref());
+    if let Some(path) = &args.calibration {
+        let table = std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| Calibration::from_json(&t).map_err(|e| e.to_string()));
+        match table {
+            Ok(t) => analysis.set_calibration(t),
+            Err(e) => return usage_error(format!("--calibration {}: {e}", path.display())),
+        }
+    }
+    if let Some(path) = &args.model {
+        let model = std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| Classifier::from_json(&t).map_err(|e| e.to_string()));
+        match model {
+            Ok(m) => analysis.set_classifier(m),
+            Err(e) => return usage_error(format!("--model {}: {e}", path.display())),
+        }
+    }
+    if let Some(path) = &args.assessment {
+        let model = std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| AssessmentModel::from_json(&t).map_err(|e| e.to_string()));
+        match model {
+            Ok(m) => analysis.set_assessment(m),
+            Err(e) => return usage_error(format!("--assessment {}: {e}", path.display())),
+        }
+    }
+    for r in &args.rating {
+        match r
+            .rsplit_once('=')
+            .map(|(n, e)| (n.trim(), e.trim().parse::<f64>()))
+        {
+            Some((name, Ok(elo))) if !name.is_empty() && elo > 0.0 => {
+                analysis.set_rating(name, elo);
+            }
+            _ => return usage_error(format!("--rating {r}: expected NAME=ELO")),
+        }
+    }
+    let run = Run {
+        engine: &v.engine,
+        settings: &v.settings,
+        workers: v.jobs,
+        timeout: Duration::from_secs(args.search_timeout.max(1)),
+        cache: args.cache.as_deref(),
+    };
+    let total = analysis.total_positions();
+    let outcome = match run.execute(analysis.jobs(), total, |_, r| analysis.add_result(r)) {
+        Ok(o) => o,
+        Err(msg) => return usage_error(msg),
+    };
+    let engine_info = outcome.engine.clone();
+    let failures = outcome.failures;
+    let report = analysis.report(engine_info);
+    write_outputs(&args, &v, &report)?;
+    let to_stdout = [&args.json, &args.pgn, &args.log, &args.results]
+        .iter()
+        .any(|p| p.as_deref() == Some(Path::new("-")));
+    if !args.quiet && !to_stdout {
+        stdout(&fairsight::render::table::player_table(&report));
+    }
+    eprintln!(
+        "fairsight: {} positions searched in {:.1}s with {} engine(s){}",
+        outcome.searched,
+        outcome.elapsed.as_secs_f64(),
+        outcome.workers,
+        if outcome.cached > 0 {
+            format!(", {} from the cache", outcome.cached)
+        } else {
+            String::new()
+        }
+    );
+    Ok(if failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

@@ -1,0 +1,47 @@
+//! Where reports go: files or stdout.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use fairsight::{
+    render::{self, matchlog},
+    report::Report,
+};
+
+use super::args::{AnalyzeArgs, Validated};
+
+/// Writes to stdout; a closed pipe (`fairsight ... | head`) is not an error.
+pub(crate) fn stdout(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
+pub(crate) fn write_to(path: &Path, text: &str) -> Result<()> {
+    if path == Path::new("-") {
+        stdout(text);
+        Ok(())
+    } else {
+        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+    }
+}
+
+pub(crate) fn write_outputs(args: &AnalyzeArgs, v: &Validated, report: &Report) -> Result<()> {
+    if let Some(path) = &args.json {
+        write_to(path, &(report.to_json() + "\n"))?;
+    }
+    if let Some(path) = &args.pgn {
+        let text = match &v.crafty {
+            Some(opts) => render::crafty::crafty_annotate(report, opts),
+            None => render::pgn::annotated_pgn(report),
+        };
+        write_to(path, &text)?;
+    }
+    if let Some(path) = &args.log {
+        write_to(path, &matchlog::log(report, &v.tested))?;
+    }
+    if let Some(path) = &args.results {
+        write_to(path, &matchlog::results(report, &v.tested))?;
+    }
+    Ok(())
+}
