@@ -1,6 +1,6 @@
 // The page controller: input (drop, paste, pick, sample, saved report), settings, the
 // engine pool, the cache, progress, rendering and exports. Chess logic lives in the core
-// (wasm); rendering in view.js; engines in pool.js.
+// (wasm); rendering in view/ (index.js); engines in pool.js.
 import init, {
   Analyzer,
   EngineSession,
@@ -10,7 +10,7 @@ import init, {
   version,
 } from './pkg/fairsight.js';
 import { Chessground } from './pkg/chessground/chessground.min.js';
-import { renderGame, renderGameList, renderMoveMap, renderPlayers, renderSummary } from './view.js';
+import { renderGame, renderGameList, renderMoveMap, renderPlayers, renderSummary } from './view/index.js';
 import { BUILDS, EnginePool, defaultWorkers } from './pool.js';
 import { JobCache, jobKey, rebind } from './cache.js';
 import { buildShell } from './shell.js';

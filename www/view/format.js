@@ -1,0 +1,119 @@
+// fairsight: the report's values as text for the views. GPL-3.0-or-later.
+//
+// Renders nothing itself: the small formatters (scores, numbers, percentages,
+// durations, move numbers, principal variations), the judgement and exclusion labels,
+// White's win chance for the graph, and safe readers of a report (its games, PGN tags
+// and results) that the views share. No chess logic: the report already carries SAN,
+// best moves and judgements.
+
+export const DASH = '–';
+
+export const isNum = (x) => typeof x === 'number' && Number.isFinite(x);
+export const arr = (x) => (Array.isArray(x) ? x : []);
+export const obj = (x) => (x && typeof x === 'object' && !Array.isArray(x) ? x : {});
+
+/**
+ * A score `{cp}` or `{mate}` (White's point of view) as text: `+0.35`, `-1.20`, `0.00`,
+ * `#3`, `#-2`; `''` for null or anything else.
+ */
+export function formatScore(score) {
+  if (!score || typeof score !== 'object') return '';
+  if (isNum(score.mate)) return `#${Math.trunc(score.mate)}`;
+  if (isNum(score.cp)) {
+    const p = (score.cp / 100).toFixed(2);
+    return score.cp > 0 ? `+${p}` : score.cp < 0 ? p : '0.00';
+  }
+  return '';
+}
+
+export function num(x, digits = 1) {
+  return isNum(x) ? x.toFixed(digits) : DASH;
+}
+
+/** A 0..1 fraction as a percentage. */
+export function pct(x, digits = 0) {
+  return isNum(x) ? `${(x * 100).toFixed(digits)}%` : DASH;
+}
+
+/** An interval of 0..1 fractions as `49–94%`. */
+export function pctRange(ci) {
+  if (!Array.isArray(ci) || !isNum(ci[0]) || !isNum(ci[1])) return null;
+  return `${Math.round(ci[0] * 100)}–${Math.round(ci[1] * 100)}%`;
+}
+
+/** Seconds as `h:mm:ss` / `m:ss` (or `4.2 s` under a minute when `short`). */
+export function duration(sec, short) {
+  if (!isNum(sec)) return DASH;
+  if (short && Math.abs(sec) < 60) return `${Math.round(sec * 10) / 10} s`;
+  const t = Math.max(0, Math.round(sec));
+  const hh = Math.floor(t / 3600);
+  const mm = Math.floor((t % 3600) / 60);
+  const ss = String(t % 60).padStart(2, '0');
+  return hh ? `${hh}:${String(mm).padStart(2, '0')}:${ss}` : `${mm}:${ss}`;
+}
+
+export const str = (x) => (typeof x === 'string' ? x : x === null || x === undefined ? '' : String(x));
+
+const JUDGEMENTS = ['blunder', 'mistake', 'inaccuracy'];
+export const JUDGEMENT_NAG = { blunder: '??', mistake: '?', inaccuracy: '?!' };
+export const JUDGEMENT_LABEL = { blunder: 'Blunder', mistake: 'Mistake', inaccuracy: 'Inaccuracy' };
+export const BETTER_NAG = '!!'; // as in the annotated PGN export ($3)
+export const PGN_NAGS = { 1: '!', 2: '?', 3: '!!', 4: '??', 5: '!?', 6: '?!' };
+
+const EXCLUSIONS = {
+  book: 'opening book',
+  forced: 'forced move',
+  early: 'before the first analysed move',
+  decided: 'decided position',
+  repetition: 'repeated position',
+};
+export const exclusionText = (reason) => EXCLUSIONS[reason] || str(reason);
+
+export function judgementOf(ply) {
+  return JUDGEMENTS.includes(ply?.judgement) ? ply.judgement : null;
+}
+
+/** `8.` for White, `8…` for Black. */
+export function moveNo(ply) {
+  const n = isNum(ply?.moveNumber) ? ply.moveNumber : '?';
+  return ply?.side === 'black' ? `${n}…` : `${n}.`;
+}
+
+/** A principal variation in SAN with move numbers, starting from `ply`'s position. */
+export function pvText(ply, sans) {
+  const moves = arr(sans).map(str);
+  if (!moves.length) return '';
+  let n = isNum(ply?.moveNumber) ? ply.moveNumber : null;
+  let black = ply?.side === 'black';
+  const out = [];
+  moves.forEach((m, i) => {
+    if (n === null) out.push(m);
+    else if (!black) out.push(`${n}. ${m}`);
+    else out.push(i === 0 ? `${n}… ${m}` : m);
+    if (black && n !== null) n += 1;
+    black = !black;
+  });
+  return out.join(' ');
+}
+
+/** Lichess win chance (0..100) for White from a White-POV score; null when unknown. */
+export function winChance(score) {
+  if (!score || typeof score !== 'object') return null;
+  if (isNum(score.mate)) return score.mate > 0 ? 100 : score.mate < 0 ? 0 : null;
+  if (!isNum(score.cp)) return null;
+  const cp = Math.max(-1000, Math.min(1000, score.cp));
+  return 50 + 50 * (2 / (1 + Math.exp(-0.00368208 * cp)) - 1);
+}
+
+export function findGame(report, gameIndex) {
+  const games = arr(report?.games);
+  return games.find((g) => g && g.index === gameIndex) ?? games[gameIndex] ?? null;
+}
+
+export function tag(game, name) {
+  return str(obj(game?.tags)[name]);
+}
+
+export function result(game) {
+  return tag(game, 'Result') || str(game?.outcome) || '*';
+}
