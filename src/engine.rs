@@ -134,6 +134,14 @@ impl Search {
         by_pv.into_values().collect()
     }
 
+    /// The final line that starts with `mv` (UCI), if the search found one: whether and
+    /// how the engine saw the played move.
+    pub fn final_line_of(&self, mv: &str) -> Option<&PvLine> {
+        self.final_lines()
+            .into_iter()
+            .find(|l| l.first_move() == Some(mv))
+    }
+
     /// The lines printed at `depth`, ordered by MultiPV index.
     pub fn at_depth(&self, depth: u32) -> impl Iterator<Item = &PvLine> {
         self.lines.iter().filter(move |l| l.depth == depth)

@@ -32,6 +32,7 @@
 pub mod accuracy;
 pub mod analysis;
 pub mod book;
+pub mod chess;
 pub mod engine;
 pub mod eval;
 pub mod game;

@@ -299,10 +299,7 @@ impl Session {
         match run.current.take() {
             Some(Step::Main(i)) => {
                 let played = &run.job.tasks[i].played;
-                let covered = search
-                    .final_lines()
-                    .iter()
-                    .any(|l| l.first_move() == Some(played.as_str()));
+                let covered = search.final_line_of(played).is_some();
                 if !covered {
                     run.steps.push_front(Step::Played(i));
                 }

@@ -17,13 +17,13 @@ pub mod signals;
 use std::collections::{BTreeMap, HashMap};
 
 use crate::{
-    accuracy::{self, Sample},
+    accuracy::{self, Accuracy, Sample},
     book::{Book, NoBook},
     engine::{Job, JobResult, PositionAnalysis},
     game::{Game, ImportError, Side},
     model::{
         assessment::{AssessmentModel, Signals},
-        classifier::Classifier,
+        classifier::{Classifier, ClassifierStats},
     },
     pgn,
     plan::{self, Exclusion, Settings},
@@ -292,6 +292,17 @@ fn error_report(e: &ImportError) -> GameReport {
     }
 }
 
+/// `engineScore` with a move classifier: its mean probability (the match-rate proxy
+/// without one; the assessment's probability replaces both when a model applies).
+fn classifier_engine_score(stats: &mut Accuracy, classified: Option<&ClassifierStats>) {
+    if let Some(c) = classified
+        && stats.analysed_plies > 0
+    {
+        // No candidate (good) move at all is not engine-like play.
+        stats.engine_score = Some(c.mean_probability.unwrap_or(0.0));
+    }
+}
+
 fn side_report(
     game: &Game,
     plies: &[PlyReport],
@@ -302,12 +313,7 @@ fn side_report(
     let (samples, excluded) = accuracy::samples(plies, &w, side);
     let classified = classifier.map(|c| c.stats(plies.iter().filter(|p| p.side == side)));
     let mut stats = accuracy::summarise(&samples, excluded);
-    if let Some(c) = &classified
-        && stats.analysed_plies > 0
-    {
-        // No candidate (good) move at all is not engine-like play.
-        stats.engine_score = Some(c.mean_probability.unwrap_or(0.0));
-    }
+    classifier_engine_score(&mut stats, classified.as_ref());
     SideReport {
         player: game.player(side).to_owned(),
         stats,
@@ -462,11 +468,7 @@ fn players(
                 crate::stats::calibration::verdict(screening.as_ref(), &a.tested, 10);
             let classified = classifier.map(|c| c.stats(a.plies.iter().copied()));
             let mut stats = accuracy::summarise(&a.samples, a.excluded);
-            if let Some(c) = &classified
-                && stats.analysed_plies > 0
-            {
-                stats.engine_score = Some(c.mean_probability.unwrap_or(0.0));
-            }
+            classifier_engine_score(&mut stats, classified.as_ref());
             PlayerReport {
                 stats,
                 classifier: classified,

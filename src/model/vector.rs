@@ -7,10 +7,10 @@
 //! detector, a clear mistake is human and says nothing about engine use; classifying only
 //! good moves keeps the model from measuring mere strength.
 
-use shakmaty::{CastlingMode, Chess, Position, Role, fen::Fen, uci::UciMove};
+use shakmaty::{Chess, Position, Role, uci::UciMove};
 
 use crate::{
-    eval,
+    chess, eval,
     game::{Side, Variant},
     record::{
         PlyReport,
@@ -97,8 +97,7 @@ pub struct MoveVector {
 }
 
 fn pawns(score: Score, side: Side) -> f64 {
-    (f64::from(score.with_sign(side.sign()).to_cp(eval::MATE_CP)) / 100.0)
-        .clamp(-PAWN_CLAMP, PAWN_CLAMP)
+    chess::mover_pawns(score, side).clamp(-PAWN_CLAMP, PAWN_CLAMP)
 }
 
 /// Whether a ply is a candidate for the classifier.
@@ -169,16 +168,7 @@ pub fn mate_risk(p: &PlyReport, variant: Variant) -> f64 {
     if !p.lines.first().is_some_and(|l| is_mate_for_mover(l.score)) {
         return 0.0;
     }
-    let mode = match variant {
-        Variant::Standard => CastlingMode::Standard,
-        Variant::Chess960 => CastlingMode::Chess960,
-    };
-    let Some(start) = p
-        .fen
-        .parse::<Fen>()
-        .ok()
-        .and_then(|f| f.into_position::<Chess>(mode).ok())
-    else {
+    let Some(start) = chess::position(&p.fen, variant) else {
         return 0.0;
     };
     let now = material(&start, side);

@@ -211,10 +211,7 @@ impl Replay {
                 })?
             }
         };
-        let castling = match variant {
-            Variant::Standard => CastlingMode::Standard,
-            Variant::Chess960 => CastlingMode::Chess960,
-        };
+        let castling = crate::chess::castling_mode(variant);
         let (pos, start_fen) = match tag("FEN") {
             None => (Chess::default(), STANDARD_START_FEN.to_owned()),
             Some(fen) => {

@@ -4,12 +4,12 @@
 //! reports are from White's point of view.
 
 use serde::{Deserialize, Serialize};
-use shakmaty::{CastlingMode, Chess, fen::Fen, san::SanPlus, uci::UciMove};
 
 use crate::{
+    chess,
     engine::{PositionAnalysis, PvLine, Search},
     eval,
-    game::{Game, Ply, Side, Variant},
+    game::{Game, Ply, Side},
     plan::{Exclusion, Settings},
     uci::Score,
 };
@@ -123,43 +123,14 @@ pub struct MoveFeatures {
     pub is_best: bool,
 }
 
-/// Replays UCI moves from a FEN into SAN, stopping at the first move that does not parse.
-pub fn uci_line_to_san(fen: &str, variant: Variant, moves: &[String]) -> Vec<String> {
-    let mode = castling_mode(variant);
-    let Ok(fen) = fen.parse::<Fen>() else {
-        return Vec::new();
-    };
-    let Ok(mut pos) = fen.into_position::<Chess>(mode) else {
-        return Vec::new();
-    };
-    let mut out = Vec::with_capacity(moves.len());
-    for m in moves {
-        let Ok(uci) = m.parse::<UciMove>() else { break };
-        let Ok(mv) = uci.to_move(&pos) else { break };
-        out.push(SanPlus::from_move_and_play_unchecked(&mut pos, mv).to_string());
-    }
-    out
-}
-
-fn castling_mode(variant: Variant) -> CastlingMode {
-    match variant {
-        Variant::Standard => CastlingMode::Standard,
-        Variant::Chess960 => CastlingMode::Chess960,
-    }
-}
-
 /// The played move's line: from the MultiPV search if present, else the searchmoves search.
 fn played_line<'a>(analysis: &'a PositionAnalysis, played: &str) -> Option<&'a PvLine> {
-    let main = analysis.search.final_lines();
-    main.iter()
-        .find(|l| l.first_move() == Some(played))
-        .copied()
-        .or_else(|| {
-            analysis
-                .played_search
-                .as_ref()
-                .and_then(|s| s.final_lines().first().copied())
-        })
+    analysis.search.final_line_of(played).or_else(|| {
+        analysis
+            .played_search
+            .as_ref()
+            .and_then(|s| s.final_lines().first().copied())
+    })
 }
 
 fn depth_eval(search: &Search, depth: u32, mv: &str, side: Side) -> Option<i32> {
@@ -184,7 +155,7 @@ pub fn features(
         return f;
     };
     let best_mv = top.first_move().unwrap_or_default().to_owned();
-    f.best_san = uci_line_to_san(
+    f.best_san = chess::uci_line_to_san(
         &ply.fen_before,
         game.variant,
         std::slice::from_ref(&best_mv),
@@ -280,7 +251,7 @@ pub fn lines(game: &Game, ply: &Ply, analysis: &PositionAnalysis) -> Vec<Line> {
         .final_lines()
         .into_iter()
         .map(|l| {
-            let pv_san = uci_line_to_san(&ply.fen_before, game.variant, &l.pv);
+            let pv_san = chess::uci_line_to_san(&ply.fen_before, game.variant, &l.pv);
             Line {
                 multipv: l.multipv,
                 depth: l.depth,
@@ -443,9 +414,9 @@ mod tests {
 
     #[test]
     fn san_of_uci_lines_in_chess960() {
-        let sans = uci_line_to_san(
+        let sans = chess::uci_line_to_san(
             crate::game::STANDARD_START_FEN,
-            Variant::Standard,
+            crate::game::Variant::Standard,
             &["e2e4".into(), "e7e5".into(), "zz".into(), "g1f3".into()],
         );
         assert_eq!(sans, ["e4", "e5"]);

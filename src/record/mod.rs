@@ -19,6 +19,7 @@ use crate::{
         levels::Trend,
         screening::ScreeningMove,
     },
+    uci::Score,
 };
 
 /// Which engine produced the analysis.
@@ -80,4 +81,22 @@ pub struct PlyReport {
     /// Original NAGs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nags: Vec<u8>,
+}
+
+impl PlyReport {
+    /// The values the fair-play models weigh the played move against: every line's
+    /// score (White's point of view, in MultiPV order) and the index of the played move
+    /// among them; when the lines do not contain it, its own search's score is appended.
+    /// `None` when the played move has no value (not among the lines, no own search).
+    pub fn candidates(&self) -> Option<(Vec<Score>, usize)> {
+        let mut scores: Vec<Score> = self.lines.iter().map(|l| l.score).collect();
+        let played = match self.lines.iter().position(|l| l.uci == self.uci) {
+            Some(i) => i,
+            None => {
+                scores.push(self.features.played_eval?);
+                scores.len() - 1
+            }
+        };
+        Some((scores, played))
+    }
 }

@@ -5,8 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::{
+    chess,
     engine::{PositionAnalysis, Search},
-    eval,
     game::Side,
     record::PlyReport,
     uci::Score,
@@ -66,18 +66,9 @@ pub struct ScreeningMove {
     pub delta: Option<f64>,
 }
 
-/// Pawns from the mover's side, mates as ±10.
-fn pawns(score: Score, side: Side) -> f64 {
-    f64::from(score.with_sign(side.sign()).to_cp(eval::MATE_CP)) / 100.0
-}
-
 /// The final value of `mv` in a search's lines, if it is among them.
 fn value_of(search: &Search, mv: &str) -> Option<Score> {
-    search
-        .final_lines()
-        .into_iter()
-        .find(|l| l.first_move() == Some(mv))
-        .map(|l| l.score)
+    search.final_line_of(mv).map(|l| l.score)
 }
 
 /// The screening data of a move from its analysis (`None` without an SLM search).
@@ -156,7 +147,9 @@ pub fn screening_move(
                 Some(ALL_ALTERNATIVES_MATE)
             }
             // `alt` is already from the mover's side.
-            (Some(p), Some(&alt)) => Some(pawns(p, side) - pawns(alt, Side::White)),
+            (Some(p), Some(&alt)) => {
+                Some(chess::mover_pawns(p, side) - chess::mover_pawns(alt, Side::White))
+            }
             _ => None,
         }
     } else {
@@ -164,7 +157,7 @@ pub fn screening_move(
             value_of(mlm, &choice).or_else(|| mlm.final_lines().first().map(|l| l.score));
         played_value
             .zip(engine_value)
-            .map(|(p, e)| pawns(p, side) - pawns(e, side))
+            .map(|(p, e)| chess::mover_pawns(p, side) - chess::mover_pawns(e, side))
     }
     .map(|d| d.clamp(-ALL_ALTERNATIVES_MATE, ALL_ALTERNATIVES_MATE));
     Some(ScreeningMove {

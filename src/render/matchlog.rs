@@ -243,9 +243,7 @@ fn san_of(p: &PlyReport, uci: &str, variant: crate::game::Variant) -> String {
         .iter()
         .find(|l| l.uci == uci)
         .map(|l| l.san.clone())
-        .or_else(|| {
-            crate::record::features::uci_line_to_san(&p.fen, variant, &[uci.to_owned()]).pop()
-        })
+        .or_else(|| crate::chess::uci_line_to_san(&p.fen, variant, &[uci.to_owned()]).pop())
         .unwrap_or_else(|| uci.to_owned())
 }
 

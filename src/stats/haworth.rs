@@ -32,12 +32,8 @@ pub const CREDIBLE: f64 = 0.9;
 
 /// A score as pawns from the mover's side (`sign`: +1 White, −1 Black), clamped.
 pub fn pawns(score: Score, sign: i32) -> f64 {
-    let v = match score.with_sign(sign) {
-        Score::Cp(cp) => f64::from(cp) / 100.0,
-        Score::Mate(m) if m > 0 => CLAMP_PAWNS,
-        Score::Mate(_) => -CLAMP_PAWNS,
-    };
-    v.clamp(-CLAMP_PAWNS, CLAMP_PAWNS)
+    let side = if sign < 0 { Side::Black } else { Side::White };
+    crate::chess::mover_pawns(score, side).clamp(-CLAMP_PAWNS, CLAMP_PAWNS)
 }
 
 /// One decision: the candidate moves' values (pawns, mover's side, any order) and which
@@ -205,14 +201,8 @@ pub fn decisions(plies: &[PlyReport], side: Side) -> Vec<Decision> {
         .iter()
         .filter(|p| p.side == side && p.excluded.is_none() && p.searched)
         .filter_map(|p| {
-            let mut values: Vec<f64> = p.lines.iter().map(|l| pawns(l.score, sign)).collect();
-            let played = match p.lines.iter().position(|l| l.uci == p.uci) {
-                Some(i) => i,
-                None => {
-                    values.push(pawns(p.features.played_eval?, sign));
-                    values.len() - 1
-                }
-            };
+            let (scores, played) = p.candidates()?;
+            let values = scores.iter().map(|&s| pawns(s, sign)).collect();
             Some(Decision {
                 ply: p.ply,
                 values,

@@ -383,7 +383,6 @@ pub fn fit_common_c(samples: &[Vec<Tested>]) -> Option<(f64, (f64, f64))> {
     Some((best.0, within(&points, best.1 - 1.92)))
 }
 
-/// Moves sampled from the model, for tests here and in the calibration.
 /// A side's analysed moves for Regan's model: the scaled difference of each engine line
 /// (and of the played move searched alone when it was not among them) from the top line.
 pub fn side_sample(game: usize, plies: &[PlyReport], side: Side) -> Vec<Tested> {
@@ -393,19 +392,11 @@ pub fn side_sample(game: usize, plies: &[PlyReport], side: Side) -> Vec<Tested> 
         .filter(|p| p.side == side && p.excluded.is_none() && p.searched)
         .filter_map(|p| {
             let best = p.lines.first()?.score.with_sign(sign);
-            let mut deltas: Vec<f64> = p
-                .lines
+            let (scores, played) = p.candidates()?;
+            let deltas = scores
                 .iter()
-                .map(|l| eval::regan_delta(best, l.score.with_sign(sign)))
+                .map(|s| eval::regan_delta(best, s.with_sign(sign)))
                 .collect();
-            let played = match p.lines.iter().position(|l| l.uci == p.uci) {
-                Some(i) => i,
-                None => {
-                    let v = p.features.played_eval?.with_sign(sign);
-                    deltas.push(eval::regan_delta(best, v));
-                    deltas.len() - 1
-                }
-            };
             Some(Tested {
                 deltas,
                 played,
@@ -416,6 +407,7 @@ pub fn side_sample(game: usize, plies: &[PlyReport], side: Side) -> Vec<Tested> 
         .collect()
 }
 
+/// Moves sampled from the model, for tests here and in the calibration.
 #[cfg(test)]
 pub(crate) mod tests_support {
     use super::*;
