@@ -97,6 +97,101 @@ impl Settings {
     }
 }
 
+/// Why settings cannot be used: each names the setting ([`SettingsError::setting`]) so a
+/// front end can point at its own flag or field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SettingsError {
+    /// The depth is outside 1..=[`MAX_DEPTH`], or the node count is 0.
+    Limit,
+    /// The number of lines is outside 1..=[`MAX_MULTIPV`].
+    Multipv,
+    /// No plies per chunk.
+    ChunkPlies,
+    /// No engine hash.
+    Hash,
+    /// Screening mode with a node limit.
+    ScreeningNodes,
+    /// Screening depths not 1 <= dmin <= d <= [`MAX_DEPTH`].
+    ScreeningDepths,
+}
+
+/// The deepest search the settings allow.
+pub const MAX_DEPTH: u32 = 60;
+/// The most lines (MultiPV) the settings allow.
+pub const MAX_MULTIPV: u32 = 64;
+
+impl SettingsError {
+    /// The setting at fault, by its JSON name (`limit`, `multipv`, `chunkPlies`,
+    /// `hashMb`, `screening`).
+    pub fn setting(&self) -> &'static str {
+        match self {
+            SettingsError::Limit => "limit",
+            SettingsError::Multipv => "multipv",
+            SettingsError::ChunkPlies => "chunkPlies",
+            SettingsError::Hash => "hashMb",
+            SettingsError::ScreeningNodes | SettingsError::ScreeningDepths => "screening",
+        }
+    }
+}
+
+impl std::fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SettingsError::Limit => write!(
+                f,
+                "the depth must be 1 to {MAX_DEPTH}, the node count at least 1"
+            ),
+            SettingsError::Multipv => write!(f, "lines (MultiPV) must be 1 to {MAX_MULTIPV}"),
+            SettingsError::ChunkPlies => write!(f, "plies per chunk must be at least 1"),
+            SettingsError::Hash => write!(f, "the engine hash must be at least 1 MB"),
+            SettingsError::ScreeningNodes => write!(
+                f,
+                "the screening mode searches to fixed depths, not a node count"
+            ),
+            SettingsError::ScreeningDepths => {
+                write!(f, "the screening depths need 1 <= dmin <= d <= {MAX_DEPTH}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SettingsError {}
+
+impl Settings {
+    /// Whether an analysis can run with these settings: the one check both front ends
+    /// (the CLI's flags, the page's settings) apply.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        let limit_ok = match self.limit {
+            Limit::Depth(d) => (1..=MAX_DEPTH).contains(&d),
+            Limit::Nodes(n) => n >= 1,
+        };
+        if !limit_ok {
+            return Err(SettingsError::Limit);
+        }
+        if !(1..=MAX_MULTIPV).contains(&self.multipv) {
+            return Err(SettingsError::Multipv);
+        }
+        if self.chunk_plies == 0 {
+            return Err(SettingsError::ChunkPlies);
+        }
+        if self.hash_mb == 0 {
+            return Err(SettingsError::Hash);
+        }
+        if let Some(z) = self.screening {
+            if !matches!(self.limit, Limit::Depth(_)) {
+                return Err(SettingsError::ScreeningNodes);
+            }
+            if !(1..=MAX_DEPTH).contains(&z.slm_depth)
+                || z.min_depth == 0
+                || z.min_depth > z.slm_depth
+            {
+                return Err(SettingsError::ScreeningDepths);
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Default for Settings {
     fn default() -> Self {
         Settings {
@@ -243,6 +338,44 @@ mod tests {
 
     fn game(text: &str) -> Game {
         pgn::import(text).remove(0).expect("fixture imports")
+    }
+
+    #[test]
+    fn settings_are_checked_once_for_both_front_ends() {
+        let ok = Settings::default();
+        assert_eq!(ok.validate(), Ok(()));
+        assert_eq!(Settings::screening().validate(), Ok(()));
+        let with = |f: &dyn Fn(&mut Settings)| {
+            let mut s = Settings::default();
+            f(&mut s);
+            s.validate()
+        };
+        assert_eq!(
+            with(&|s| s.limit = Limit::Depth(0)),
+            Err(SettingsError::Limit)
+        );
+        assert_eq!(
+            with(&|s| s.limit = Limit::Depth(61)),
+            Err(SettingsError::Limit)
+        );
+        assert_eq!(
+            with(&|s| s.limit = Limit::Nodes(0)),
+            Err(SettingsError::Limit)
+        );
+        assert_eq!(with(&|s| s.multipv = 65), Err(SettingsError::Multipv));
+        assert_eq!(with(&|s| s.multipv = 0), Err(SettingsError::Multipv));
+        assert_eq!(with(&|s| s.chunk_plies = 0), Err(SettingsError::ChunkPlies));
+        assert_eq!(with(&|s| s.hash_mb = 0), Err(SettingsError::Hash));
+        let mut z = Settings::screening();
+        z.limit = Limit::Nodes(1000);
+        assert_eq!(z.validate(), Err(SettingsError::ScreeningNodes));
+        let mut z = Settings::screening();
+        z.screening = Some(Screening {
+            slm_depth: 8,
+            min_depth: 9,
+        });
+        assert_eq!(z.validate(), Err(SettingsError::ScreeningDepths));
+        assert_eq!(SettingsError::Hash.setting(), "hashMb");
     }
 
     #[test]

@@ -36,40 +36,10 @@ fn settings_from(value: JsValue) -> Result<Settings, JsError> {
     }
     let settings: Settings = serde_wasm_bindgen::from_value(value)
         .map_err(|e| JsError::new(&format!("bad settings: {e}")))?;
-    validate(&settings)?;
+    settings
+        .validate()
+        .map_err(|e| JsError::new(&format!("bad settings: {e}")))?;
     Ok(settings)
-}
-
-fn validate(s: &Settings) -> Result<(), JsError> {
-    use crate::uci::Limit;
-    let ok = match s.limit {
-        Limit::Depth(d) => (1..=60).contains(&d),
-        Limit::Nodes(n) => n >= 1,
-    };
-    if !ok {
-        return Err(JsError::new(
-            "bad settings: depth must be 1..=60, nodes at least 1",
-        ));
-    }
-    if !(1..=64).contains(&s.multipv) {
-        return Err(JsError::new("bad settings: lines (MultiPV) must be 1..=64"));
-    }
-    if s.chunk_plies == 0 {
-        return Err(JsError::new("bad settings: chunkPlies must be at least 1"));
-    }
-    if let Some(z) = s.screening {
-        if !matches!(s.limit, Limit::Depth(_)) {
-            return Err(JsError::new(
-                "bad settings: the screening mode searches to a depth, not a node count",
-            ));
-        }
-        if !(1..=60).contains(&z.slm_depth) || z.min_depth == 0 || z.min_depth > z.slm_depth {
-            return Err(JsError::new(
-                "bad settings: screening needs 1 <= dmin <= d <= 60",
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// Installs the panic hook (panics become `console.error` with a message). Called once

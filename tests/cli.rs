@@ -362,6 +362,8 @@ fn bad_arguments_and_missing_engines_exit_with_2() {
             "9",
         ],
         vec!["analyze", "samples/opera-1858.pgn", "--log", "x.log"],
+        vec!["analyze", "samples/opera-1858.pgn", "--depth", "61"],
+        vec!["analyze", "samples/opera-1858.pgn", "--hash", "0"],
         vec!["analyze", "no-such-file.pgn"],
         vec!["analyze"],
         vec!["frobnicate"],
@@ -383,6 +385,13 @@ fn bad_arguments_and_missing_engines_exit_with_2() {
         "/nonexistent/engine",
     ]);
     assert!(stderr(&o).contains("cannot start engine"), "{}", stderr(&o));
+    // Settings are checked by the core's rule (as the page's are), named by flag.
+    let o = fairsight(&["analyze", "samples/opera-1858.pgn", "--multipv", "65"]);
+    assert!(
+        stderr(&o).contains("--multipv: lines (MultiPV) must be 1 to 64"),
+        "{}",
+        stderr(&o)
+    );
     // A model file that is not one: named in the error.
     let bad = tmp("not-a-model.json");
     std::fs::write(&bad, "{\"variants\": 3}").unwrap();

@@ -10,6 +10,7 @@ use clap::{Args, ValueEnum};
 use fairsight::{
     plan::{
         DEFAULT_DEPTH, DEFAULT_MULTIPV, SCREENING_LINES, SCREENING_MLM_DEPTH, Screening, Settings,
+        SettingsError,
     },
     render::{self, SideFilter, crafty::CraftyOptions},
     uci::Limit,
@@ -149,21 +150,10 @@ pub(crate) fn validate(args: &AnalyzeArgs) -> Result<Validated, String> {
         _ => DEFAULT_DEPTH,
     };
     let screening = match args.mode {
-        Mode::Screening => {
-            if args.nodes.is_some() {
-                return Err("--nodes: screening mode searches to fixed depths (use --depth for dL and --slm-depth for d)".into());
-            }
-            if args.slm_depth == 0 || args.min_depth == 0 || args.min_depth > args.slm_depth {
-                return Err(format!(
-                    "--min-depth ({}) must be between 1 and --slm-depth ({})",
-                    args.min_depth, args.slm_depth
-                ));
-            }
-            Some(Screening {
-                slm_depth: args.slm_depth,
-                min_depth: args.min_depth,
-            })
-        }
+        Mode::Screening => Some(Screening {
+            slm_depth: args.slm_depth,
+            min_depth: args.min_depth,
+        }),
         _ => {
             if args.log.is_some() || args.results.is_some() {
                 return Err("--log and --results need --mode screening".into());
@@ -172,21 +162,11 @@ pub(crate) fn validate(args: &AnalyzeArgs) -> Result<Validated, String> {
         }
     };
     let limit = match (args.depth, args.nodes) {
-        (_, Some(0)) | (Some(0), _) => return Err("--depth and --nodes must be positive".into()),
         (_, Some(n)) => Limit::Nodes(n),
         (Some(d), None) => Limit::Depth(d),
         (None, None) => Limit::Depth(default_depth),
     };
     let multipv = args.multipv.unwrap_or(default_multipv);
-    if !(1..=64).contains(&multipv) {
-        return Err("--multipv must be between 1 and 64".into());
-    }
-    if args.chunk == 0 {
-        return Err("--chunk must be positive".into());
-    }
-    if args.hash == 0 {
-        return Err("--hash must be positive".into());
-    }
     let jobs = args.jobs.unwrap_or_else(|| {
         thread::available_parallelism()
             .map(|n| n.get())
@@ -216,27 +196,39 @@ pub(crate) fn validate(args: &AnalyzeArgs) -> Result<Validated, String> {
         }
     };
     let tested: SideFilter = args.side.parse().map_err(|e| format!("--side: {e}"))?;
+    let settings = Settings {
+        limit,
+        multipv,
+        max_nodes: args.max_nodes,
+        book: match args.book.as_str() {
+            "none" | "builtin" => args.book.clone(),
+            path => format!(
+                "file:{}",
+                Path::new(path)
+                    .file_name()
+                    .map_or(path.into(), |n| n.to_string_lossy())
+            ),
+        },
+        hash_mb: args.hash,
+        chunk_plies: args.chunk,
+        min_move: args.min_move,
+        screening,
+        ..Settings::default()
+    };
+    settings.validate().map_err(|e| {
+        let flags = match e {
+            SettingsError::Limit => "--depth/--nodes",
+            SettingsError::Multipv => "--multipv",
+            SettingsError::ChunkPlies => "--chunk",
+            SettingsError::Hash => "--hash",
+            SettingsError::ScreeningNodes => "--nodes",
+            SettingsError::ScreeningDepths => "--slm-depth/--min-depth",
+        };
+        format!("{flags}: {e}")
+    })?;
     Ok(Validated {
         tested,
-        settings: Settings {
-            limit,
-            multipv,
-            max_nodes: args.max_nodes,
-            book: match args.book.as_str() {
-                "none" | "builtin" => args.book.clone(),
-                path => format!(
-                    "file:{}",
-                    Path::new(path)
-                        .file_name()
-                        .map_or(path.into(), |n| n.to_string_lossy())
-                ),
-            },
-            hash_mb: args.hash,
-            chunk_plies: args.chunk,
-            min_move: args.min_move,
-            screening,
-            ..Settings::default()
-        },
+        settings,
         engine,
         jobs,
         crafty,
