@@ -181,6 +181,22 @@ pub struct PositionAnalysis {
     pub slm: Option<Search>,
 }
 
+/// The cache key of a job's result: the engine's identity (the page's build, which
+/// fixes the engine; the CLI's build and `id name`, since a command's file stem does not),
+/// the hash size and the job without its index in the input (the same game in another
+/// file still hits). The CLI's `--cache` and the page's IndexedDB cache both use it.
+pub fn cache_key(job: &Job, engine: &str, hash_mb: u32) -> String {
+    let job = Job {
+        id: JobId::default(),
+        ..job.clone()
+    };
+    // Serialising a job cannot fail: plain strings and numbers.
+    format!(
+        "{engine}|hash={hash_mb}|{}",
+        serde_json::to_string(&job).unwrap_or_default()
+    )
+}
+
 /// The result of a [`Job`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -61,6 +61,72 @@ pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_owned()
 }
 
+/// The cache key of a job (JSON, from `Analyzer.jobJson`) for an engine build and hash
+/// size: the core's rule, shared with the CLI's `--cache` (see
+/// `engine::cache_key`).
+#[wasm_bindgen(js_name = cacheKey)]
+pub fn cache_key(job_json: &str, build: &str, hash_mb: u32) -> Result<String, JsError> {
+    let job: Job =
+        serde_json::from_str(job_json).map_err(|e| JsError::new(&format!("bad job: {e}")))?;
+    Ok(crate::engine::cache_key(&job, build, hash_mb))
+}
+
+/// White's win chance (0-100) of a score (`{cp}` or `{mate}`, White's point of view),
+/// as the core counts it (mates as ±1000 cp); `undefined` for anything else.
+#[wasm_bindgen(js_name = winPercent)]
+pub fn win_percent(score: JsValue) -> Option<f64> {
+    let score: crate::uci::Score = serde_wasm_bindgen::from_value(score).ok()?;
+    Some(crate::eval::score_win_percent(score))
+}
+
+/// A line of SAN moves with move numbers from a ply (`moveNumber`, `side`: `"white"` or
+/// `"black"`), Black's first move as `12… Nc6`: the core's numbering, as in the
+/// annotated PGN.
+#[wasm_bindgen(js_name = pvText)]
+pub fn pv_text(move_number: u32, side: &str, sans: Vec<String>) -> String {
+    let side = if side == "black" {
+        Side::Black
+    } else {
+        Side::White
+    };
+    let sans: Vec<&str> = sans.iter().map(String::as_str).collect();
+    crate::render::numbered_moves(move_number, side, &sans, "…").join(" ")
+}
+
+/// The meaning of the move NAGs the page shows, from the core: `{symbols: {nag: text},
+/// judgements: {inaccuracy, mistake, blunder: text}, betterThanEngine: text,
+/// engineLike: text}`.
+#[wasm_bindgen(js_name = nagTable)]
+pub fn nag_table() -> Result<JsValue, JsError> {
+    use crate::record::features::Judgement;
+    use crate::render::{self, BETTER_THAN_ENGINE_NAG, ENGINE_LIKE_NAG, nag_symbol};
+    let symbols: std::collections::BTreeMap<String, &str> = (1..=6)
+        .filter_map(|n| nag_symbol(n).map(|s| (n.to_string(), s)))
+        .collect();
+    let judgements: std::collections::BTreeMap<&str, &str> = [
+        ("inaccuracy", Judgement::Inaccuracy),
+        ("mistake", Judgement::Mistake),
+        ("blunder", Judgement::Blunder),
+    ]
+    .into_iter()
+    .map(|(k, j)| (k, render::judgement_symbol(j)))
+    .collect();
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Table<'a> {
+        symbols: std::collections::BTreeMap<String, &'a str>,
+        judgements: std::collections::BTreeMap<&'a str, &'a str>,
+        better_than_engine: &'a str,
+        engine_like: &'a str,
+    }
+    to_js(&Table {
+        symbols,
+        judgements,
+        better_than_engine: nag_symbol(BETTER_THAN_ENGINE_NAG).unwrap_or_default(),
+        engine_like: nag_symbol(ENGINE_LIKE_NAG).unwrap_or_default(),
+    })
+}
+
 /// Parses a saved JSON report (schema 1), returning it re-serialised exactly as the CLI
 /// writes it; an error names what is wrong.
 #[wasm_bindgen(js_name = normaliseReport)]
@@ -296,6 +362,16 @@ impl Analyzer {
             return Err(JsError::new(&format!("bad rating for {player}: {elo}")));
         }
         self.analysis.set_rating(player.trim(), elo);
+        Ok(())
+    }
+
+    /// A rating typed as `NAME=ELO` (the core's reading, as the CLI's `--rating`); an
+    /// error quotes the line.
+    #[wasm_bindgen(js_name = setRatingText)]
+    pub fn set_rating_text(&mut self, line: &str) -> Result<(), JsError> {
+        let (name, elo) = crate::analysis::parse_rating(line)
+            .ok_or_else(|| JsError::new(&format!("Rating \"{line}\": expected NAME=ELO.")))?;
+        self.analysis.set_rating(name, elo);
         Ok(())
     }
 

@@ -3,7 +3,10 @@
 //! transcript here; the real engine in Web Workers is tested by `tests/browser/`.
 #![cfg(target_arch = "wasm32")]
 
-use fairsight::wasm::{Analyzer, EngineSession, annotate_report, normalise_report};
+use fairsight::wasm::{
+    Analyzer, EngineSession, annotate_report, cache_key, nag_table, normalise_report, pv_text,
+    win_percent,
+};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
 
@@ -143,4 +146,49 @@ fn a_session_fed_engine_lines_produces_the_report() {
     assert_eq!(ok(normalise_report(&json)), json);
     assert!(ok(annotate_report(&json)).contains("[White \"Ann\"]"));
     assert!(a.annotated_pgn().contains("1. e4"));
+}
+
+#[wasm_bindgen_test]
+fn the_pages_rules_are_the_cores() {
+    // Win chance: a mate counts as 1000 cp, as in the core's accuracy (the page used to
+    // show 100/0).
+    let mate = win_percent(obj(r#"{"mate":3}"#)).expect("a score");
+    let cp1000 = win_percent(obj(r#"{"cp":1000}"#)).expect("a score");
+    assert_eq!(mate, cp1000);
+    assert!(mate < 100.0 && mate > 90.0);
+    assert_eq!(
+        win_percent(obj(r#"{"mate":-2}"#)),
+        win_percent(obj(r#"{"cp":-1000}"#))
+    );
+    assert_eq!(win_percent(obj(r#"{"cp":0}"#)), Some(50.0));
+    assert_eq!(win_percent(obj(r#"{"pawns":1}"#)), None);
+    // Move numbers: as in the annotated PGN, Black's first move numbered.
+    let sans = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        pv_text(12, "black", sans(&["Nc6", "Bb5", "a6"])),
+        "12… Nc6 13. Bb5 a6"
+    );
+    assert_eq!(pv_text(3, "white", sans(&["Nf3", "Nc6"])), "3. Nf3 Nc6");
+    // NAG symbols.
+    let t: serde_json::Value = serde_wasm_bindgen::from_value(ok(nag_table())).expect("table");
+    assert_eq!(t["judgements"]["blunder"], "??");
+    assert_eq!(t["judgements"]["inaccuracy"], "?!");
+    assert_eq!(t["symbols"]["5"], "!?");
+    assert_eq!(t["betterThanEngine"], "!!");
+    // The cache key: the CLI's rule, without the job's index.
+    let a = ok(Analyzer::new(PGN, settings(), None));
+    let job = ok(a.job_json(0));
+    let parsed: fairsight::engine::Job = serde_json::from_str(&job).expect("a job");
+    let key = ok(cache_key(&job, "stockfish-19-lite-single", 16));
+    assert_eq!(
+        key,
+        fairsight::engine::cache_key(&parsed, "stockfish-19-lite-single", 16)
+    );
+    assert!(key.starts_with("stockfish-19-lite-single|hash=16|"));
+    // Ratings typed in the page: the core's NAME=ELO.
+    let mut a = ok(Analyzer::new(PGN, settings(), None));
+    assert!(a.set_rating_text("Ann = 1850").is_ok());
+    assert!(a.set_rating_text("Ann=abc").is_err());
+    assert!(a.set_rating_text("=1500").is_err());
+    assert!(a.set_rating_text("Ann=inf").is_err());
 }

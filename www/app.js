@@ -5,6 +5,7 @@ import init, {
   Analyzer,
   EngineSession,
   annotateReport,
+  cacheKey,
   normaliseReport,
   screeningText,
   version,
@@ -12,7 +13,7 @@ import init, {
 import { Chessground } from './pkg/chessground/chessground.min.js';
 import { renderGame, renderGameList, renderMoveMap, renderPlayers, renderSummary } from './view/index.js';
 import { BUILDS, EnginePool, defaultWorkers } from './pool.js';
-import { JobCache, jobKey, rebind } from './cache.js';
+import { JobCache, rebind } from './cache.js';
 import { buildShell } from './shell.js';
 
 const $ = (id) => document.getElementById(id);
@@ -228,10 +229,7 @@ async function analyse(text) {
     settings.book = book.label;
     analyzer = new Analyzer(text, settings, book.bytes);
     for (const line of $('ratings').value.split('\n').map((l) => l.trim()).filter(Boolean)) {
-      const at = line.lastIndexOf('=');
-      const elo = Number(line.slice(at + 1));
-      if (at <= 0 || !(elo > 0)) throw new Error(`Rating "${line}": expected NAME=ELO.`);
-      analyzer.setRating(line.slice(0, at).trim(), elo);
+      analyzer.setRatingText(line);
     }
   } catch (err) {
     analyzer?.free();
@@ -251,7 +249,7 @@ async function analyse(text) {
   state.game = null;
   const full = analyzer.settings();
   const jobs = Array.from({ length: analyzer.jobCount() }, (_, i) => analyzer.jobJson(i));
-  const keys = jobs.map((j) => jobKey(j, build, full.hashMb));
+  const keys = jobs.map((j) => cacheKey(j, build, full.hashMb));
   const total = analyzer.totalPositions();
   let engineName = null;
   const pending = [];

@@ -1,8 +1,9 @@
 // Analysed jobs cached in IndexedDB, so re-analysing the same game with the same engine
-// build and settings is instant. The key is the engine build, the hash size and the job
-// itself (start position, moves, plies searched, limit, lines) without its index in the
-// input, so the same game analysed again in another file still hits. Values are the
-// core's result JSON. Everything stays in this browser.
+// build and settings is instant. The key is the core's `cacheKey` (the CLI's `--cache`
+// rule): the engine build, the hash size and the job itself (start position, moves,
+// plies searched, limit, lines) without its index in the input, so the same game
+// analysed again in another file still hits. Values are the core's result JSON.
+// Everything stays in this browser.
 
 const DB = 'fairsight';
 const STORE = 'jobs';
@@ -12,13 +13,6 @@ function request(req) {
     req.onsuccess = () => resolve(req.result);
     req.onerror = () => reject(req.error);
   });
-}
-
-/** The cache key of a job (JSON string of the core) for an engine build and hash size. */
-export function jobKey(jobJson, build, hashMb) {
-  const job = JSON.parse(jobJson);
-  delete job.id;
-  return `${build}|hash=${hashMb}|${JSON.stringify(job)}`;
 }
 
 /** Rewrites a cached result for the job it now answers (its game and chunk index). */

@@ -38,6 +38,22 @@ use crate::{
     },
 };
 
+/// A rating given as `NAME=ELO` (the last `=` splits; spaces around either part are
+/// ignored): the name and a positive, finite rating, or `None`. The CLI's `--rating` and
+/// the page's ratings box both read it.
+///
+/// ```
+/// assert_eq!(fairsight::analysis::parse_rating(" Carlsen, Magnus = 2850"), Some(("Carlsen, Magnus", 2850.0)));
+/// assert_eq!(fairsight::analysis::parse_rating("a=b=1500"), Some(("a=b", 1500.0)));
+/// assert_eq!(fairsight::analysis::parse_rating("Ann=inf"), None);
+/// assert_eq!(fairsight::analysis::parse_rating("=2000"), None);
+/// ```
+pub fn parse_rating(text: &str) -> Option<(&str, f64)> {
+    let (name, elo) = text.rsplit_once('=')?;
+    let (name, elo) = (name.trim(), elo.trim().parse::<f64>().ok()?);
+    (!name.is_empty() && elo.is_finite() && elo > 0.0).then_some((name, elo))
+}
+
 /// See the module docs.
 #[derive(Debug, Clone)]
 pub struct Analysis {

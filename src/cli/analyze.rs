@@ -86,14 +86,9 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
         }
     }
     for r in &args.rating {
-        match r
-            .rsplit_once('=')
-            .map(|(n, e)| (n.trim(), e.trim().parse::<f64>()))
-        {
-            Some((name, Ok(elo))) if !name.is_empty() && elo > 0.0 => {
-                analysis.set_rating(name, elo);
-            }
-            _ => return usage_error(format!("--rating {r}: expected NAME=ELO")),
+        match fairsight::analysis::parse_rating(r) {
+            Some((name, elo)) => analysis.set_rating(name, elo),
+            None => return usage_error(format!("--rating {r}: expected NAME=ELO")),
         }
     }
     let run = Run {

@@ -1,9 +1,10 @@
 //! `--cache DIR`: analysed chunks kept on disk, so analysing the same games again with
 //! the same engine build and settings costs nothing (the page's IndexedDB cache, natively).
 //!
-//! The key is the engine build and name, the hash size and the job itself (start
-//! position, moves, plies searched, limit, lines, node cap, screening depth) without its
-//! index in the input: the same game in another file, or in a bigger file, still hits.
+//! The key is the core's [`fairsight::engine::cache_key`] (the page's too) with the engine
+//! build and name as its identity: the hash size and the job itself (start position,
+//! moves, plies searched, limit, lines, node cap, screening depth) without its index in
+//! the input, so the same game in another file, or in a bigger file, still hits.
 //! Each entry is one file named by a 64-bit FNV-1a hash of the key, holding the key
 //! (checked on read, so a hash collision is a miss) and the result JSON.
 
@@ -15,7 +16,8 @@ use serde::{Deserialize, Serialize};
 /// A directory of cached job results.
 pub struct Cache {
     dir: PathBuf,
-    prefix: String,
+    engine: String,
+    hash_mb: u32,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -41,15 +43,13 @@ impl Cache {
         std::fs::create_dir_all(dir)?;
         Ok(Cache {
             dir: dir.to_owned(),
-            prefix: format!("{engine_build}|{engine_name}|hash={hash_mb}|"),
+            engine: format!("{engine_build}|{engine_name}"),
+            hash_mb,
         })
     }
 
     fn key(&self, job: &Job) -> String {
-        let mut job = job.clone();
-        job.id = Default::default();
-        // Serialising a job cannot fail: plain strings and numbers.
-        self.prefix.clone() + &serde_json::to_string(&job).unwrap_or_default()
+        fairsight::engine::cache_key(job, &self.engine, self.hash_mb)
     }
 
     fn path(&self, key: &str) -> PathBuf {

@@ -10,6 +10,63 @@ pub mod table;
 
 use std::str::FromStr;
 
+use crate::{game::Side, record::features::Judgement};
+
+/// NAG of a move that beat the engine's first choice (`!!`).
+pub const BETTER_THAN_ENGINE_NAG: u8 = 3;
+/// Engine-like (the classifier flagged the move): `!?` (seed 004 §3.13).
+pub const ENGINE_LIKE_NAG: u8 = 5;
+
+/// The symbol of a move NAG (`$1`..`$6`: `!`, `?`, `!!`, `??`, `!?`, `?!`), if it has one.
+pub fn nag_symbol(nag: u8) -> Option<&'static str> {
+    Some(match nag {
+        1 => "!",
+        2 => "?",
+        3 => "!!",
+        4 => "??",
+        5 => "!?",
+        6 => "?!",
+        _ => return None,
+    })
+}
+
+/// The symbol of a judgement (`?!`, `?`, `??`), by its NAG.
+pub fn judgement_symbol(j: Judgement) -> &'static str {
+    nag_symbol(j.nag()).unwrap_or_default()
+}
+
+/// A move with its number: `12. Nf3` for White; for Black `12... Nc6` when
+/// `number_black` (the first move of a line, or after a comment), else `Nc6`.
+pub fn numbered_move(
+    number: u32,
+    side: Side,
+    san: &str,
+    number_black: bool,
+    black_mark: &str,
+) -> String {
+    match side {
+        Side::White => format!("{number}. {san}"),
+        Side::Black if number_black => format!("{number}{black_mark} {san}"),
+        Side::Black => san.to_owned(),
+    }
+}
+
+/// Moves with numbers, from a position where `side` plays move `number`: `12. Nf3 Nc6
+/// 13. Bb5`, a first Black move numbered `12...` (`black_mark` after the number: `...`
+/// in PGN, `…` on the page).
+pub fn numbered_moves(number: u32, side: Side, sans: &[&str], black_mark: &str) -> Vec<String> {
+    let (mut number, mut side) = (number, side);
+    let mut out = Vec::with_capacity(sans.len());
+    for (i, san) in sans.iter().enumerate() {
+        out.push(numbered_move(number, side, san, i == 0, black_mark));
+        if side == Side::Black {
+            number += 1;
+        }
+        side = side.other();
+    }
+    out
+}
+
 /// Which moves Crafty's `annotate` comments: a colour, both, or a player by name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SideFilter {

@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 use crate::{
     game::Side,
     record::{PlyReport, features::Judgement},
+    render::{BETTER_THAN_ENGINE_NAG, ENGINE_LIKE_NAG, numbered_move, numbered_moves},
     report::{GameReport, Report, SideReport},
     uci::Score,
 };
@@ -24,11 +25,6 @@ pub const LINE_WIDTH: usize = 79;
 
 /// The value of the `Annotator` tag we add when a game has none.
 pub const ANNOTATOR: &str = "fairsight";
-
-/// NAG of a move that beat the engine's first choice (`!!`).
-const BETTER_THAN_ENGINE_NAG: u8 = 3;
-/// Engine-like (the classifier flagged the move): `!?` (seed 004 §3.13).
-const ENGINE_LIKE_NAG: u8 = 5;
 
 /// The report as annotated PGN: original tags and moves, `[%eval]` comments (lichess
 /// format, White's point of view), judgement NAGs, the best line for inaccuracies,
@@ -306,7 +302,7 @@ impl Movetext {
     }
 
     pub(crate) fn san(&mut self, number: u32, side: Side, san: &str) {
-        let token = move_token(number, side, san, self.number_next);
+        let token = numbered_move(number, side, san, self.number_next, "...");
         self.token(&token);
         self.number_next = false;
     }
@@ -329,7 +325,7 @@ impl Movetext {
         if sans.is_empty() {
             return;
         }
-        let tokens = line_tokens(number, side, sans);
+        let tokens = numbered_moves(number, side, sans, "...");
         let last = tokens.len() - 1;
         for (i, t) in tokens.iter().enumerate() {
             let open = if i == 0 { "(" } else { "" };
@@ -342,29 +338,6 @@ impl Movetext {
     pub(crate) fn finish(self) -> String {
         self.text
     }
-}
-
-/// A move with its number when it needs one (`12. Nf3`, `12... Nf6`, `Nf6`).
-fn move_token(number: u32, side: Side, san: &str, number_black: bool) -> String {
-    match side {
-        Side::White => format!("{number}. {san}"),
-        Side::Black if number_black => format!("{number}... {san}"),
-        Side::Black => san.to_owned(),
-    }
-}
-
-/// A line of moves starting with `side`'s move `number`, numbered as in PGN.
-fn line_tokens(number: u32, side: Side, sans: &[&str]) -> Vec<String> {
-    let (mut number, mut side) = (number, side);
-    let mut out = Vec::with_capacity(sans.len());
-    for (i, san) in sans.iter().enumerate() {
-        out.push(move_token(number, side, san, i == 0));
-        if side == Side::Black {
-            number += 1;
-        }
-        side = side.other();
-    }
-    out
 }
 
 #[cfg(test)]

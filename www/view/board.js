@@ -9,9 +9,8 @@
 
 import { h, s } from './dom.js';
 import {
-  BETTER_NAG,
   JUDGEMENT_LABEL,
-  JUDGEMENT_NAG,
+  moveMark,
   arr,
   exclusionText,
   findGame,
@@ -299,7 +298,7 @@ function moveList(plies, current, select) {
     if (p.excluded) classes.push('excluded');
     if (!p.searched && !p.excluded) classes.push('pending');
     if (idx === current) classes.push('current');
-    const nag = j ? JUDGEMENT_NAG[j] : p.betterThanEngine ? BETTER_NAG : '';
+    const nag = moveMark(p, j);
     const title = moveTitle(p);
     const b = h(
       'button',

@@ -4,7 +4,10 @@
 // durations, move numbers, principal variations), the judgement and exclusion labels,
 // White's win chance for the graph, and safe readers of a report (its games, PGN tags
 // and results) that the views share. No chess logic: the report already carries SAN,
-// best moves and judgements.
+// best moves and judgements, and the rules that are not in it (win chance, move
+// numbering, NAG symbols) come from the core through its bindings.
+
+import { nagTable, pvText as numberedLine, winPercent } from '../pkg/fairsight.js';
 
 export const DASH = '–';
 
@@ -55,10 +58,22 @@ export function duration(sec, short) {
 export const str = (x) => (typeof x === 'string' ? x : x === null || x === undefined ? '' : String(x));
 
 const JUDGEMENTS = ['blunder', 'mistake', 'inaccuracy'];
-export const JUDGEMENT_NAG = { blunder: '??', mistake: '?', inaccuracy: '?!' };
 export const JUDGEMENT_LABEL = { blunder: 'Blunder', mistake: 'Mistake', inaccuracy: 'Inaccuracy' };
-export const BETTER_NAG = '!!'; // as in the annotated PGN export ($3)
-export const PGN_NAGS = { 1: '!', 2: '?', 3: '!!', 4: '??', 5: '!?', 6: '?!' };
+
+// The NAG symbols, from the core (read once, after the wasm module is initialised).
+let nags = null;
+const nagTableOnce = () => (nags ??= nagTable());
+
+/** The symbol of a move's mark: its judgement's (`?!`, `?`, `??`), else `!!` when it beat the engine. */
+export function moveMark(ply, judgement) {
+  if (judgement) return nagTableOnce().judgements[judgement] ?? '';
+  return ply?.betterThanEngine ? nagTableOnce().betterThanEngine : '';
+}
+
+/** A PGN NAG as its symbol (`$1`..`$6`), else `$n`. */
+export function nagText(n) {
+  return nagTableOnce().symbols[String(n)] ?? `$${Number(n) | 0}`;
+}
 
 const EXCLUSIONS = {
   book: 'opening book',
@@ -79,30 +94,19 @@ export function moveNo(ply) {
   return ply?.side === 'black' ? `${n}…` : `${n}.`;
 }
 
-/** A principal variation in SAN with move numbers, starting from `ply`'s position. */
+/** A principal variation in SAN with move numbers, starting from `ply`'s position (the core's numbering). */
 export function pvText(ply, sans) {
   const moves = arr(sans).map(str);
   if (!moves.length) return '';
-  let n = isNum(ply?.moveNumber) ? ply.moveNumber : null;
-  let black = ply?.side === 'black';
-  const out = [];
-  moves.forEach((m, i) => {
-    if (n === null) out.push(m);
-    else if (!black) out.push(`${n}. ${m}`);
-    else out.push(i === 0 ? `${n}… ${m}` : m);
-    if (black && n !== null) n += 1;
-    black = !black;
-  });
-  return out.join(' ');
+  if (!isNum(ply?.moveNumber)) return moves.join(' ');
+  return numberedLine(ply.moveNumber, ply.side === 'black' ? 'black' : 'white', moves);
 }
 
-/** Lichess win chance (0..100) for White from a White-POV score; null when unknown. */
+/** White's win chance (0..100) of a White-POV score, as the core counts it (mates as ±1000 cp); null when unknown. */
 export function winChance(score) {
   if (!score || typeof score !== 'object') return null;
-  if (isNum(score.mate)) return score.mate > 0 ? 100 : score.mate < 0 ? 0 : null;
-  if (!isNum(score.cp)) return null;
-  const cp = Math.max(-1000, Math.min(1000, score.cp));
-  return 50 + 50 * (2 / (1 + Math.exp(-0.00368208 * cp)) - 1);
+  if (!isNum(score.mate) && !isNum(score.cp)) return null;
+  return winPercent(isNum(score.mate) ? { mate: Math.trunc(score.mate) } : { cp: Math.round(score.cp) }) ?? null;
 }
 
 export function findGame(report, gameIndex) {

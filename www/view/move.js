@@ -7,11 +7,10 @@
 
 import { fact, h } from './dom.js';
 import {
-  BETTER_NAG,
   DASH,
   JUDGEMENT_LABEL,
-  JUDGEMENT_NAG,
-  PGN_NAGS,
+  moveMark,
+  nagText,
   arr,
   duration,
   exclusionText,
@@ -30,7 +29,7 @@ import { depthChart } from './charts.js';
 export function movePanel(report, game, plies, i) {
   const p = plies[i] || {};
   const j = judgementOf(p);
-  const nag = j ? JUDGEMENT_NAG[j] : p.betterThanEngine ? BETTER_NAG : '';
+  const nag = moveMark(p, j);
   const heading = h(
     'h3',
     null,
@@ -90,7 +89,7 @@ export function movePanel(report, game, plies, i) {
   if (isNum(p.timeSpent)) fact(dl, 'Time spent', duration(p.timeSpent, true));
   if (isNum(p.clock)) fact(dl, 'Clock after', duration(p.clock));
   if (p.excluded) fact(dl, 'Not counted', exclusionText(p.excluded), 'excluded-fact');
-  const nags = arr(p.nags).map((x) => PGN_NAGS[x] || `$${Number(x) | 0}`);
+  const nags = arr(p.nags).map(nagText);
   if (nags.length) fact(dl, 'PGN annotation', nags.join(' '));
   if (dl.childElementCount) panel.append(dl);
   for (const c of arr(p.comments)) panel.append(h('p', { class: 'comment', text: str(c) }));
