@@ -1,5 +1,7 @@
-//! The one report data model. JSON is its serde form (`"schema": 1`, camelCase keys as
-//! in DESIGN.md's "JSON contract"); annotated PGN and the table are renderings of it.
+//! The report: the summaries of every game, side and player that the models return,
+//! around the per-ply [`crate::record`]. JSON is its serde form (`"schema": 1`, camelCase
+//! keys, documented in `docs/json.md`); [`crate::render`] writes its text outputs and
+//! [`crate::analysis`] assembles it.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer, de::MapAccess, ser::SerializeMap};
 
@@ -13,7 +15,7 @@ use crate::{
     plan::Settings,
     record::{EngineInfo, PlyReport, screening::MatchTotals},
     stats::{
-        calibration::{Evidence, Screening},
+        calibration::{Evidence, ZScores},
         haworth::Competence,
         regan::Fit,
         scan::Stretch,
@@ -182,7 +184,7 @@ pub struct PlayerReport {
     pub rating: Option<f64>,
     /// Regan's screening z-scores against the parameters of the player's rating (`null`
     /// without a rating or an applicable calibration).
-    pub z_scores: Option<Screening>,
+    pub z_scores: Option<ZScores>,
     /// Intrinsic performance rating (`null` without an applicable calibration).
     pub ipr: Option<f64>,
     /// The IPR's 95% likelihood interval.

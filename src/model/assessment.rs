@@ -25,7 +25,7 @@ use crate::{
     model::classifier::{ClassifierStats, Model},
     plan::Settings,
     record::EngineInfo,
-    stats::{calibration::Screening, haworth::Competence, time::TimeStats},
+    stats::{calibration::ZScores, haworth::Competence, time::TimeStats},
 };
 
 /// The signals, by name, in vector order.
@@ -106,7 +106,7 @@ pub struct Pooled<'a> {
 impl Signals {
     /// The signals from pooled statistics, the stretch signal and the z-scores against a
     /// rating; `None` with fewer than [`MIN_MOVES`] analysed moves.
-    pub fn pooled(p: Pooled<'_>, stretch: f64, z: Option<(f64, &Screening)>) -> Option<Signals> {
+    pub fn pooled(p: Pooled<'_>, stretch: f64, z: Option<(f64, &ZScores)>) -> Option<Signals> {
         let moves = p.stats.analysed_plies;
         if moves < MIN_MOVES {
             return None;

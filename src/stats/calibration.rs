@@ -61,10 +61,12 @@ pub struct Calibration {
     pub bands: Vec<Band>,
 }
 
-/// The screening of a sample against a rating's parameters.
+/// Regan's z-scores of a sample against a rating's parameters (the `zScores` of the
+/// report); not to be confused with [`crate::plan::Screening`], the screening mode's
+/// search settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Screening {
+pub struct ZScores {
     /// z-score of the top-move match rate.
     pub mm: Option<f64>,
     /// z-score of the equal-value match rate.
@@ -117,7 +119,7 @@ pub struct Evidence {
 /// [`MIN_VERDICT_MOVES`], [`Z_LOOK_CLOSER`]), and the moves that drove it, most
 /// significant first (at most `max_evidence`).
 pub fn verdict(
-    screening: Option<&Screening>,
+    screening: Option<&ZScores>,
     sample: &[Tested],
     max_evidence: usize,
 ) -> (String, Vec<Evidence>) {
@@ -241,10 +243,10 @@ impl Calibration {
     }
 
     /// The screening z-scores of a sample against the parameters of `rating`.
-    pub fn screen(&self, sample: &[Tested], rating: f64) -> Option<Screening> {
+    pub fn screen(&self, sample: &[Tested], rating: f64) -> Option<ZScores> {
         let (s, c) = self.params_at(rating)?;
         let p = regan::project(sample, s, c)?;
-        Some(Screening {
+        Some(ZScores {
             mm: p.mm.z,
             ev: p.ev.z,
             asd: p.asd.z,
