@@ -245,8 +245,12 @@ pub struct Reason {
     pub signal: String,
     /// Its value.
     pub value: f64,
-    /// What clean humans show (5th–95th percentile), in the rating band when known.
-    pub human: (f64, f64),
+    /// What clean humans show (5th–95th percentile), in the rating band when known;
+    /// `None` when the model has no range for the signal (a model made elsewhere: the
+    /// shipped one has one for every signal). Was NaN, written as `[null, null]`, which
+    /// no reader could take back.
+    #[serde(default)]
+    pub human: Option<(f64, f64)>,
     /// The band of that range (`"all"` or e.g. `"1800–2200"`).
     pub band: String,
     /// How much it moved the probability (with the signal, minus with the human
@@ -455,9 +459,8 @@ impl AssessmentModel {
                 y[i] = model_value(f, v.fill[i]);
                 let effect = probability - v.probability(&y);
                 let range = self.range(f, s.rating);
-                let (human, band) = range.map_or(((f64::NAN, f64::NAN), "all".to_owned()), |h| {
-                    ((h.p5, h.p95), band_name(h))
-                });
+                let human = range.map(|h| (h.p5, h.p95));
+                let band = range.map_or_else(|| "all".to_owned(), band_name);
                 Some(Reason {
                     text: reason_text(f, value, human, &band),
                     signal: f.clone(),
@@ -547,11 +550,11 @@ pub fn describe(signal: &str, value: f64) -> (&'static str, String) {
     }
 }
 
-fn reason_text(signal: &str, value: f64, human: (f64, f64), band: &str) -> String {
+fn reason_text(signal: &str, value: f64, human: Option<(f64, f64)>, band: &str) -> String {
     let (name, v) = describe(signal, value);
-    if human.0.is_nan() {
+    let Some(human) = human else {
         return format!("{name}: {v}");
-    }
+    };
     let who = if band == "all" {
         "clean humans".to_owned()
     } else {
@@ -668,7 +671,7 @@ mod tests {
         assert_eq!(c.basis, "rated, no clocks");
         let r = c.reasons.iter().find(|r| r.signal == "matchRate").unwrap();
         assert_eq!(r.band, "2000–2400");
-        assert_eq!(r.human, (0.4, 0.75));
+        assert_eq!(r.human, Some((0.4, 0.75)));
         // z = -2 + 2.4 + 1 = 1.4: p = 0.80 → look closer for a side, unclear for a player
         // with 5 games.
         assert_eq!(c.level, Level::LookCloser);
@@ -678,6 +681,22 @@ mod tests {
         // A missing signal is filled with the human median: no effect, no reason.
         let d = m.assess(&signals(&[("matchRate", 0.9)], None)).unwrap();
         assert!(d.reasons.iter().all(|r| r.signal != "acpl"));
+    }
+
+    #[test]
+    fn a_model_without_human_ranges_gives_reasons_a_report_can_read_back() {
+        let mut m = model();
+        m.ranges.clear();
+        let a = m
+            .assess(&signals(&[("matchRate", 0.9), ("acpl", 5.0)], None))
+            .unwrap();
+        let r = &a.reasons[0];
+        assert_eq!(r.human, None);
+        assert!(!r.text.contains("clean humans"), "{}", r.text);
+        let json = serde_json::to_string(&a).unwrap();
+        assert!(json.contains("\"human\":null"), "{json}");
+        let back: Assessment = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.reasons[0].human, None);
     }
 
     #[test]
