@@ -94,12 +94,12 @@ pub fn pv_text(move_number: u32, side: &str, sans: Vec<String>) -> String {
 }
 
 /// The meaning of the move NAGs the page shows, from the core: `{symbols: {nag: text},
-/// judgements: {inaccuracy, mistake, blunder: text}, betterThanEngine: text,
-/// engineLike: text}`.
+/// judgements: {inaccuracy, mistake, blunder: text}}` (engine-like and better-than-engine
+/// moves get no NAG: the page marks them with its own legend).
 #[wasm_bindgen(js_name = nagTable)]
 pub fn nag_table() -> Result<JsValue, JsError> {
     use crate::record::features::Judgement;
-    use crate::render::{self, BETTER_THAN_ENGINE_NAG, ENGINE_LIKE_NAG, nag_symbol};
+    use crate::render::{self, nag_symbol};
     let symbols: std::collections::BTreeMap<String, &str> = (1..=6)
         .filter_map(|n| nag_symbol(n).map(|s| (n.to_string(), s)))
         .collect();
@@ -116,14 +116,10 @@ pub fn nag_table() -> Result<JsValue, JsError> {
     struct Table<'a> {
         symbols: std::collections::BTreeMap<String, &'a str>,
         judgements: std::collections::BTreeMap<&'a str, &'a str>,
-        better_than_engine: &'a str,
-        engine_like: &'a str,
     }
     to_js(&Table {
         symbols,
         judgements,
-        better_than_engine: nag_symbol(BETTER_THAN_ENGINE_NAG).unwrap_or_default(),
-        engine_like: nag_symbol(ENGINE_LIKE_NAG).unwrap_or_default(),
     })
 }
 

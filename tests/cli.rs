@@ -1024,7 +1024,8 @@ fn the_training_chain_fits_a_model_that_analyze_applies() {
     let again: Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(again[0], Value::Array(probs));
 
-    // Engine-like moves get $5 and their confidence in the annotated PGN when flagged.
+    // Engine-like moves get their confidence in a comment of the annotated PGN when
+    // flagged, and no NAG ($5 reads as "interesting move" to chess players).
     let flagged = r["games"]
         .as_array()
         .unwrap()
@@ -1034,6 +1035,7 @@ fn the_training_chain_fits_a_model_that_analyze_applies() {
         .count();
     let pgn = std::fs::read_to_string(&annotated).unwrap();
     assert_eq!(pgn.matches("Engine-like move").count(), flagged, "{pgn}");
+    assert!(!pgn.contains("$5") && !pgn.contains("$3"), "{pgn}");
 
     // Other settings: the model does not apply.
     let other = analyze_json(

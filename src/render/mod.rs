@@ -12,11 +12,6 @@ use std::str::FromStr;
 
 use crate::{game::Side, record::features::Judgement};
 
-/// NAG of a move that beat the engine's first choice (`!!`).
-pub const BETTER_THAN_ENGINE_NAG: u8 = 3;
-/// Engine-like (the classifier flagged the move): `!?` (seed 004 §3.13).
-pub const ENGINE_LIKE_NAG: u8 = 5;
-
 /// The symbol of a move NAG (`$1`..`$6`: `!`, `?`, `!!`, `??`, `!?`, `?!`), if it has one.
 pub fn nag_symbol(nag: u8) -> Option<&'static str> {
     Some(match nag {

@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 use crate::{
     game::Side,
     record::{PlyReport, features::Judgement},
-    render::{BETTER_THAN_ENGINE_NAG, ENGINE_LIKE_NAG, numbered_move, numbered_moves},
+    render::{numbered_move, numbered_moves},
     report::{GameReport, Report, SideReport},
     uci::Score,
 };
@@ -54,10 +54,10 @@ fn annotated_game(game: &GameReport) -> String {
         let better = counted && ply.features.better_than_engine;
         let engine_like = counted && ply.engine_like;
 
+        // NAGs for errors only: to chess players `!!` and `!?` mean brilliance, so
+        // "better than the engine" and "engine-like" are said in the comment.
         let mut nags: Vec<u8> = Vec::new();
-        let ours = judgement.map(Judgement::nag).into_iter();
-        let ours = ours.chain(better.then_some(BETTER_THAN_ENGINE_NAG));
-        let ours = ours.chain(engine_like.then_some(ENGINE_LIKE_NAG));
+        let ours = judgement.map(Judgement::nag);
         for n in ply.nags.iter().copied().chain(ours) {
             if !nags.contains(&n) {
                 nags.push(n);
@@ -443,13 +443,13 @@ mod tests {
             text,
             format!(
                 "1. e4 $2 {{Mistake.}} 1... e5 $1 $4 {{Blunder.}} 2. Nf3 $6 {{Inaccuracy.}} \
-                 2... Nc6 $3 {{Better than the engine's first choice.}} 3. Bb5 {NONE_ANALYSED} *"
+                 2... Nc6 {{Better than the engine's first choice.}} 3. Bb5 {NONE_ANALYSED} *"
             )
         );
     }
 
     #[test]
-    fn engine_like_moves_get_nag_5_with_the_confidence_and_the_idea_length() {
+    fn engine_like_moves_get_a_comment_with_the_confidence_and_the_idea_length_not_a_nag() {
         let mut ps = plies(1, Side::White, &["e4", "e5", "Nf3", "Nc6"]);
         ps[0].engine_like = true;
         ps[0].engine_probability = Some(0.7321);
@@ -466,7 +466,7 @@ mod tests {
         let text = movetext(&annotated_pgn(&report(vec![game(&[], ps)])));
         assert!(
             text.starts_with(
-                "1. e4 $5 {Engine-like move, 73.2% confidence. The first move of a 2-move forced sequence.} 1... e5 2. Nf3 Nc6 {"
+                "1. e4 {Engine-like move, 73.2% confidence. The first move of a 2-move forced sequence.} 1... e5 2. Nf3 Nc6 {"
             ),
             "{text}"
         );

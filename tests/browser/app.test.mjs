@@ -79,6 +79,10 @@ test('analyses a short game, flags the known blunder, and equals the CLI report'
   await page.locator('#game .blunder').first().click();
   const panel = await page.textContent('#game');
   assert.match(panel, /Bxd1/);
+  // NAGs only for errors; the page's own marks, with a legend, for the rest.
+  const nags = await page.locator('#game .moves .nag').allTextContents();
+  assert.ok(nags.length > 0 && nags.every((n) => ['?!', '?', '??'].includes(n)), nags.join(' '));
+  assert.match(await page.textContent('#game .marks-legend'), /◆ better than the engine's first choice · ● flagged engine-like/);
   assert.match(await page.textContent('#players'), /Greedy/);
   // Time use from the clocks and Haworth's competence, per player and through the game.
   assert.match(await page.textContent('#players'), /Time per move5\.3 s/);

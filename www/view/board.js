@@ -10,6 +10,8 @@
 import { h, s } from './dom.js';
 import {
   JUDGEMENT_LABEL,
+  MARKS,
+  marksOf,
   moveMark,
   arr,
   exclusionText,
@@ -125,9 +127,18 @@ export function renderGame(container, report, gameIndex, { ply = 0, onSelectPly,
 
   // The graph over the whole game, then board, moves and the selected move.
   const moves = moveList(plies, i, select);
+  const legend = h(
+    'p',
+    { class: 'marks-legend' },
+    'Marks: ?! ? ?? inaccuracy, mistake, blunder · ',
+    h('span', { class: 'mark mark-better', text: MARKS.better.symbol }),
+    ` ${MARKS.better.text} · `,
+    h('span', { class: 'mark mark-engineLike', text: MARKS.engineLike.symbol }),
+    ` ${MARKS.engineLike.text}.`,
+  );
   container.append(evalGraph(plies, i, select, game));
   container.append(
-    h('div', { class: 'game-grid' }, boardCol, h('div', { class: 'moves-col' }, moves), movePanel(report, game, plies, i)),
+    h('div', { class: 'game-grid' }, boardCol, h('div', { class: 'moves-col' }, moves, legend), movePanel(report, game, plies, i)),
   );
   container.append(competenceChart(game, plies, i, select));
 
@@ -270,7 +281,7 @@ function moveTitle(p) {
   const bits = [];
   const j = judgementOf(p);
   if (j) bits.push(JUDGEMENT_LABEL[j]);
-  if (p.betterThanEngine) bits.push("better than the engine's choice");
+  for (const [, m] of marksOf(p)) bits.push(m.text);
   if (p.isBest) bits.push("engine's best move");
   if (p.excluded) bits.push(`excluded: ${exclusionText(p.excluded)}`);
   const e = formatScore(p.playedEval ?? null);
@@ -313,6 +324,7 @@ function moveList(plies, current, select) {
       },
       str(p.san) || '?',
       nag ? h('span', { class: 'nag', text: nag }) : null,
+      ...marksOf(p).map(([key, m]) => h('span', { class: `mark mark-${key}`, 'aria-hidden': 'true', text: m.symbol })),
     );
     b.addEventListener('click', () => select(idx, 'move'));
     li.append(b);

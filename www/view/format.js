@@ -64,10 +64,26 @@ export const JUDGEMENT_LABEL = { blunder: 'Blunder', mistake: 'Mistake', inaccur
 let nags = null;
 const nagTableOnce = () => (nags ??= nagTable());
 
-/** The symbol of a move's mark: its judgement's (`?!`, `?`, `??`), else `!!` when it beat the engine. */
+/** The NAG symbol of a move's judgement (`?!`, `?`, `??`), or ''. */
 export function moveMark(ply, judgement) {
-  if (judgement) return nagTableOnce().judgements[judgement] ?? '';
-  return ply?.betterThanEngine ? nagTableOnce().betterThanEngine : '';
+  return judgement ? (nagTableOnce().judgements[judgement] ?? '') : '';
+}
+
+/**
+ * The page's own marks (not NAGs: to chess players `!!` and `!?` mean brilliance):
+ * better than the engine's first choice, and flagged engine-like by the classifier.
+ */
+export const MARKS = {
+  better: { symbol: '◆', text: "better than the engine's first choice" },
+  engineLike: { symbol: '●', text: 'flagged engine-like by the move classifier' },
+};
+
+/** The marks of a move, as `[key, mark]` pairs. */
+export function marksOf(ply) {
+  const out = [];
+  if (ply?.betterThanEngine) out.push(['better', MARKS.better]);
+  if (ply?.engineLike) out.push(['engineLike', MARKS.engineLike]);
+  return out;
 }
 
 /** A PGN NAG as its symbol (`$1`..`$6`), else `$n`. */

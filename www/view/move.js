@@ -37,6 +37,10 @@ export function movePanel(report, game, plies, i) {
   );
   if (j) heading.append(' ', h('span', { class: `badge badge-${j}`, text: JUDGEMENT_LABEL[j] }));
   if (p.betterThanEngine) heading.append(' ', h('span', { class: 'badge badge-better', text: 'Better than engine' }));
+  if (p.engineLike) {
+    const prob = isNum(p.engineProbability) ? ` (${pct(p.engineProbability)})` : '';
+    heading.append(' ', h('span', { class: 'badge badge-engine-like', text: `Engine-like${prob}` }));
+  }
   if (p.isBest) heading.append(' ', h('span', { class: 'badge badge-best', text: "Engine's choice" }));
   if (p.excluded) heading.append(' ', h('span', { class: 'badge badge-excluded', text: 'Not counted' }));
   const panel = h('section', { class: 'move-panel', 'aria-label': 'Selected move' }, heading);
