@@ -35,7 +35,7 @@ export const CSP =
  * Starts the server; resolves with it once listening (port 0 picks a free port).
  * `log` receives one line per request served.
  */
-export function serve({ port = 8080, host = '127.0.0.1', log = () => {} } = {}) {
+export function serve({ port = 8080, host = '127.0.0.1', log = () => {}, csp = true } = {}) {
   const server = http.createServer((req, res) => {
   let rel;
   try {
@@ -56,13 +56,15 @@ export function serve({ port = 8080, host = '127.0.0.1', log = () => {} } = {}) 
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
       return;
     }
-    res.writeHead(200, {
+    const headers = {
       'Content-Type': TYPES[path.extname(file)] || 'application/octet-stream',
       'Content-Length': st.size,
-      'Content-Security-Policy': CSP,
       'Cache-Control': 'no-cache',
       'X-Content-Type-Options': 'nosniff',
-    });
+    };
+    // `csp: false` serves as a plain static host would: the pages' <meta> policy alone.
+    if (csp) headers['Content-Security-Policy'] = CSP;
+    res.writeHead(200, headers);
     if (req.method === 'HEAD') {
       res.end();
       return;
