@@ -1234,3 +1234,98 @@ fn the_committed_corpus_is_consistent_with_its_plans_and_manifest() {
         .unwrap();
     assert!(games >= 40, "{}", stdout(&o));
 }
+
+/// The processes whose parent is `pid` (from /proc).
+fn children_of(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(child) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{child}/stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid ...: the comm may hold spaces, so read after its `)`.
+        let after = stat.rsplit_once(") ").map_or("", |(_, rest)| rest);
+        if after.split(' ').nth(1).and_then(|p| p.parse::<u32>().ok()) == Some(pid) {
+            out.push(child);
+        }
+    }
+    out
+}
+
+/// Whether a process is still running (not gone, not a zombie waiting to be reaped).
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit_once(") ").map(|(_, rest)| rest.starts_with('Z')))
+        .is_some_and(|zombie| !zombie)
+}
+
+#[test]
+fn no_engine_outlives_the_cli_when_it_finishes_or_is_interrupted() {
+    if !node_engine_present() {
+        return;
+    }
+    for signal in [None, Some("-TERM"), Some("-INT")] {
+        let out = tmp("orphans.json");
+        let mut cli = Command::new(env!("CARGO_BIN_EXE_fairsight"))
+            .args([
+                "analyze",
+                "samples/opera-1858.pgn",
+                "--jobs",
+                "2",
+                "--quiet",
+            ])
+            .args(["--depth", if signal.is_some() { "18" } else { "4" }])
+            .arg("--json")
+            .arg(&out)
+            .current_dir(root())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Wait for both engines to be started.
+        let started = std::time::Instant::now();
+        let mut engines = Vec::new();
+        while engines.len() < 2 && started.elapsed() < std::time::Duration::from_secs(30) {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            engines = children_of(cli.id());
+            if cli.try_wait().unwrap().is_some() {
+                break;
+            }
+        }
+        assert!(
+            !engines.is_empty(),
+            "{signal:?}: the engines were seen running"
+        );
+        if let Some(sig) = signal {
+            assert_eq!(
+                engines.len(),
+                2,
+                "{sig}: two engines running before the signal"
+            );
+            let killed = Command::new("kill")
+                .args([sig, &cli.id().to_string()])
+                .status()
+                .unwrap();
+            assert!(killed.success());
+        }
+        let status = cli.wait().unwrap();
+        if signal.is_none() {
+            assert!(status.success(), "a clean run succeeds");
+        } else {
+            assert!(!status.success(), "{signal:?}: the run was interrupted");
+        }
+        // The engines end with the CLI: killed on drop after a run, and when the CLI
+        // dies they read the end of their input and quit.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while engines.iter().any(|&p| running(p)) && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let left: Vec<u32> = engines.iter().copied().filter(|&p| running(p)).collect();
+        assert!(
+            left.is_empty(),
+            "{signal:?}: engines left running: {left:?}"
+        );
+    }
+}
