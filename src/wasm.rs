@@ -123,6 +123,40 @@ pub fn nag_table() -> Result<JsValue, JsError> {
     })
 }
 
+/// Which shipped models apply to an analysis with these settings (as `Analyzer` takes
+/// them, with `book` set) and engine build, and the settings they were made with:
+/// `{assessment, classifier, calibration: bool, calibrated: Settings, calibratedBuild}`.
+/// The page says it before a run, so no setting silently switches a model off.
+#[wasm_bindgen(js_name = modelsApplying)]
+pub fn models_applying(settings: JsValue, build: &str) -> Result<JsValue, JsError> {
+    use crate::{
+        model::{assessment::AssessmentModel, classifier::Classifier},
+        stats::calibration::Calibration,
+    };
+    let settings = settings_from(settings)?;
+    let engine = EngineInfo {
+        name: String::new(),
+        build: build.to_owned(),
+    };
+    let assessment = AssessmentModel::builtin();
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Applying {
+        assessment: bool,
+        classifier: bool,
+        calibration: bool,
+        calibrated: Option<Settings>,
+        calibrated_build: Option<String>,
+    }
+    to_js(&Applying {
+        assessment: assessment.is_some_and(|m| m.applies_to(&settings, &engine)),
+        classifier: Classifier::builtin().is_some_and(|m| m.applies_to(&settings, &engine)),
+        calibration: Calibration::builtin().is_some_and(|m| m.applies_to(&settings, &engine)),
+        calibrated: assessment.map(|m| m.settings.clone()),
+        calibrated_build: assessment.map(|m| m.engine.build.clone()),
+    })
+}
+
 /// Parses a saved JSON report (schema 1), returning it re-serialised exactly as the CLI
 /// writes it; an error names what is wrong.
 #[wasm_bindgen(js_name = normaliseReport)]

@@ -6,6 +6,7 @@ import init, {
   EngineSession,
   annotateReport,
   cacheKey,
+  modelsApplying,
   normaliseReport,
   screeningText,
   version,
@@ -125,6 +126,39 @@ function applyParams() {
   if (params.get('lines')) $('lines').value = params.get('lines');
   if (params.get('strong') === '1') $('strong').checked = true;
   if (['none', 'builtin'].includes(params.get('book'))) $('book-kind').value = params.get('book');
+}
+
+/**
+ * Says, before a run, whether the settings are the calibrated analysis (the one the
+ * shipped models were fitted at) and, when not, what they switch off. The rule is the
+ * core's (`modelsApplying`).
+ */
+function updateCalibrationNote() {
+  const note = $('calibration-note');
+  let m;
+  try {
+    const { settings, build } = readSettings();
+    const kind = $('book-kind').value;
+    settings.book = kind === 'file' ? 'file:' : kind;
+    m = modelsApplying(settings, build);
+  } catch {
+    note.textContent = '';
+    return;
+  }
+  const c = m.calibrated || {};
+  const calibrated = `depth ${c.limit?.depth ?? '?'}, ${c.multipv ?? '?'} lines, the ${
+    m.calibratedBuild === BUILDS.lite ? 'standard' : String(m.calibratedBuild)
+  } engine, the ${c.book === 'builtin' ? 'built-in' : String(c.book)} book`;
+  const off = [
+    !m.assessment && 'the fair-play assessment',
+    !m.classifier && 'the move classifier',
+    !m.calibration && "Regan's rating calibration (z-scores, IPR, verdicts)",
+  ].filter(Boolean);
+  note.classList.toggle('warning', off.length > 0);
+  note.textContent =
+    off.length === 0
+      ? `Calibrated analysis (${calibrated}): the assessment, the move classifier and the rating calibration all apply.`
+      : `These settings switch off ${off.join(', ')}: they were fitted at ${calibrated}. The report will show the other statistics only.`;
 }
 
 let builtinBook = null;
@@ -507,6 +541,8 @@ async function main() {
     return;
   }
   $('version').textContent = `version ${version()}`;
+  updateCalibrationNote();
+  for (const ev of ['input', 'change']) $('settings').addEventListener(ev, () => updateCalibrationNote());
   state.cache = await JobCache.open();
   updateCacheInfo();
   setStatus('idle');

@@ -54,6 +54,7 @@ export const SHELL = `
       <span><button id="clear-cache" type="button">Clear cached analyses</button> <span id="cache-info"></span></span>
     </div>
   </details>
+  <p id="calibration-note" class="calibration-note"></p>
 </section>
 <section id="status" class="progress hidden" aria-live="polite">
   <progress id="bar" value="0" max="1"></progress>

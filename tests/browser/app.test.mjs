@@ -555,3 +555,28 @@ test('a saved report at the defaults leads each player with the assessment, on d
   }
   fs.rmSync(saved);
 });
+
+test('the settings say whether they are the calibrated analysis, and what others switch off', async () => {
+  const { context, page, errors } = await openPage(browser, `${site.origin}/?nosw=1`);
+  const note = () => page.textContent('#calibration-note');
+  assert.match(
+    await note(),
+    /^Calibrated analysis \(depth 14, 4 lines, the standard engine, the built-in book\): the assessment, the move classifier and the rating calibration all apply\.$/,
+  );
+  assert.equal(await page.locator('#calibration-note.warning').count(), 0);
+  await page.click('#settings summary');
+  await page.fill('#limit-value', '8');
+  assert.match(
+    await note(),
+    /switch off the fair-play assessment, the move classifier, Regan's rating calibration .*fitted at depth 14, 4 lines/,
+  );
+  assert.equal(await page.locator('#calibration-note.warning').count(), 1);
+  await shot(page, 'settings-off-calibration');
+  // Back to 14: calibrated again; the strong engine is another build: off again.
+  await page.fill('#limit-value', '14');
+  assert.match(await note(), /^Calibrated analysis/);
+  await page.check('#strong');
+  assert.match(await note(), /switch off/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
