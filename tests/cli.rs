@@ -1329,3 +1329,69 @@ fn no_engine_outlives_the_cli_when_it_finishes_or_is_interrupted() {
         );
     }
 }
+
+/// Checks a Chess960 report of `tests/fixtures/chess960.pgn`: both castlings written king
+/// takes rook and read back as O-O, searched with lines whose moves replay.
+fn assert_chess960_report(r: &Value, engine: &str) {
+    let g = &r["games"][0];
+    assert_eq!(g["error"], Value::Null, "{engine}: {}", g["error"]);
+    assert_eq!(g["variant"], "chess960", "{engine}");
+    let plies = g["plies"].as_array().unwrap();
+    let castles: Vec<&Value> = plies.iter().filter(|p| p["san"] == "O-O").collect();
+    assert_eq!(castles.len(), 2, "{engine}: both sides castle");
+    assert_eq!(castles[0]["uci"], "f1h1", "{engine}: king takes rook");
+    assert_eq!(castles[1]["uci"], "f8h8", "{engine}: king takes rook");
+    for p in &castles {
+        assert_eq!(p["searched"], true, "{engine}: {p}");
+        let lines = p["lines"].as_array().unwrap();
+        assert!(!lines.is_empty(), "{engine}: lines at the castling ply");
+        // Every line's moves replayed into SAN: the engine spoke Chess960.
+        for l in lines {
+            assert_eq!(
+                l["pvSan"].as_array().map(Vec::len),
+                l["pv"].as_array().map(Vec::len),
+                "{engine}: {l}"
+            );
+        }
+    }
+    let searched = plies.iter().filter(|p| p["searched"] == true).count();
+    assert!(searched >= 20, "{engine}: {searched} plies searched");
+}
+
+#[test]
+fn chess960_games_go_through_real_engines() {
+    if !node_engine_present() {
+        return;
+    }
+    let game = fixture("chess960.pgn");
+    let game = game.to_str().unwrap();
+    let r = analyze_json(
+        &tmp("chess960-node.json"),
+        &[game, "--depth", "4", "--multipv", "2", "--jobs", "2"],
+    );
+    assert_chess960_report(&r, "node stockfish");
+    let debian = "/usr/games/stockfish";
+    if !Path::new(debian).is_file() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must install Debian's stockfish"
+        );
+        eprintln!("skipping the Debian engine: {debian} missing");
+        return;
+    }
+    let d = analyze_json(
+        &tmp("chess960-debian.json"),
+        &[
+            game,
+            "--engine",
+            debian,
+            "--depth",
+            "4",
+            "--multipv",
+            "2",
+            "--jobs",
+            "2",
+        ],
+    );
+    assert_chess960_report(&d, "Debian stockfish");
+}

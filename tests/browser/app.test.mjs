@@ -580,3 +580,17 @@ test('the settings say whether they are the calibrated analysis, and what others
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('a Chess960 game through Stockfish in Web Workers equals the CLI report', async () => {
+  const game = path.join(root, 'tests', 'fixtures', 'chess960.pgn');
+  const { context, page, errors } = await openPage(browser, `${site.origin}/?depth=4&lines=2&workers=2&nosw=1`);
+  const report = await analysePgn(page, fs.readFileSync(game, 'utf8'));
+  assert.equal(report.games[0].variant, 'chess960');
+  const castles = report.games[0].plies.filter((p) => p.san === 'O-O');
+  assert.deepEqual(castles.map((p) => p.uci), ['f1h1', 'f8h8'], 'king takes rook');
+  assert.ok(castles.every((p) => p.searched && p.lines.length > 0));
+  const browserJson = await page.evaluate(() => window.fairsight.state.reportJson);
+  assert.equal(`${browserJson}\n`, cliReport(game, ['--depth', '4', '--multipv', '2', '--jobs', '2']));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
