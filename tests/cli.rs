@@ -1263,11 +1263,14 @@ fn running(pid: u32) -> bool {
 }
 
 #[test]
-fn no_engine_outlives_the_cli_when_it_finishes_or_is_interrupted() {
+fn no_engine_outlives_the_cli_when_it_finishes_or_is_killed() {
     if !node_engine_present() {
         return;
     }
-    for signal in [None, Some("-TERM"), Some("-INT")] {
+    // SIGTERM stands for any signal that ends the CLI (Ctrl-C's SIGINT reaches only the
+    // CLI, whose engines have their own process group; it cannot be tested here: under a
+    // non-interactive shell's background job, SIGINT is inherited as ignored).
+    for signal in [None, Some("-TERM")] {
         let out = tmp("orphans.json");
         let mut cli = Command::new(env!("CARGO_BIN_EXE_fairsight"))
             .args([
