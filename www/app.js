@@ -37,6 +37,15 @@ const state = {
 
 // ---------------------------------------------------------------- messages, progress
 
+/**
+ * After a run or an opened report the input folds away, so the summary leads the page;
+ * "Analyse another game" brings it back (Analyse re-runs the same games, e.g. with other
+ * settings).
+ */
+function foldInput(folded) {
+  document.body.classList.toggle('input-folded', folded);
+}
+
 function setStatus(status) {
   state.status = status;
   document.body.dataset.state = status;
@@ -385,6 +394,7 @@ async function analyse(text) {
   analyzer.free();
   state.runs++;
   setStatus(outcome.cancelled ? 'cancelled' : 'done');
+  foldInput(true);
   await updateCacheInfo();
   if (state.replyTo) {
     const { source, origin } = state.replyTo;
@@ -418,6 +428,7 @@ async function openReport(file) {
     setReport(json);
     showProgress(1, 1, `Opened saved report ${file.name}.`);
     setStatus('done');
+    foldInput(true);
   } catch (err) {
     message(`${file.name}: ${err.message || err}`);
   }
@@ -481,6 +492,10 @@ function wire() {
     if (state.reportJson) download('fairsight-report.json', `${state.reportJson}\n`, 'application/json');
   });
   $('mode').addEventListener('change', () => setMode($('mode').value));
+  $('again').addEventListener('click', () => {
+    foldInput(false);
+    $('pgn').focus();
+  });
   for (const [id, kind, name] of [
     ['export-log', 'log', 'fairsight-screening.log'],
     ['export-results', 'results', 'fairsight-screening-results.txt'],

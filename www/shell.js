@@ -15,6 +15,7 @@ export const SHELL = `
   <label for="pgn" class="visually-hidden">PGN text</label>
   <textarea id="pgn" rows="6" spellcheck="false" placeholder="…or paste one or many games in PGN here"></textarea>
   <div class="actions">
+    <button id="again" type="button">Analyse another game</button>
     <button id="sample" type="button">Analyse the sample game</button>
     <button id="analyse" type="button" class="primary">Analyse</button>
     <button id="cancel" type="button" disabled>Cancel</button>

@@ -75,6 +75,16 @@ test('analyses a short game, flags the known blunder, and equals the CLI report'
   const browserJson = await page.evaluate(() => window.fairsight.state.reportJson);
   assert.equal(`${browserJson}\n`, cliTrapReport());
 
+  // The input folded away: the summary leads the first screen; it comes back on demand.
+  assert.equal(await page.isVisible('#pgn'), false, 'the PGN box is folded away');
+  const summaryTop = (await page.locator('#summary').boundingBox()).y;
+  assert.ok(summaryTop < 900, `the summary starts on the first screen (y = ${summaryTop})`);
+  await shot(page, 'folded-input');
+  await page.click('#again');
+  assert.ok(await page.isVisible('#pgn'));
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'pgn');
+  assert.equal(await page.isVisible('#again'), false);
+
   // The move list shows the blunder; selecting it shows its engine lines.
   await page.locator('#game .blunder').first().click();
   const panel = await page.textContent('#game');

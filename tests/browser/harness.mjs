@@ -82,6 +82,8 @@ export async function openPage(
 /** Pastes a PGN, presses Analyse and waits for the end (done or cancelled). */
 export async function analysePgn(page, pgn, { timeout = 300000 } = {}) {
   const runs = await page.evaluate(() => window.fairsight.state.runs);
+  // After a run the input is folded away: bring it back as a user would.
+  if (await page.isVisible('#again')) await page.click('#again');
   await page.fill('#pgn', pgn);
   await page.click('#analyse');
   await page.waitForFunction((n) => window.fairsight.state.runs > n, runs, { timeout });
