@@ -603,7 +603,8 @@ fn calibration_chain_fits_a_table_and_screens_players_against_their_rating() {
         r["players"][0]["verdict"]
             .as_str()
             .unwrap()
-            .starts_with("no verdict: no rating, or no calibration")
+            .starts_with("no verdict: the rating calibration does not apply"),
+        "the real reason: the player is rated, the settings are not the calibrated ones"
     );
 
     // Fit a table from this report (bands of Ann's 1850 and Ben's 2150).

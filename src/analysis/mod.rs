@@ -30,7 +30,7 @@ use crate::{
     record::{EngineInfo, PlyReport, features},
     report::{GameReport, PlayerReport, Report, SCHEMA, SideReport, Sides},
     stats::{
-        calibration::Calibration,
+        calibration::{Calibration, Unscreened},
         haworth::{self, Decision},
         regan::{self, Tested},
         scan,
@@ -477,11 +477,17 @@ fn players(
                 (!a.elos.is_empty()).then(|| a.elos.iter().sum::<f64>() / a.elos.len() as f64)
             });
             let ipr = calibration.and_then(|c| c.ipr(&a.tested));
-            let screening = calibration
-                .zip(rating)
-                .and_then(|(c, r)| c.screen(&a.tested, r));
-            let (verdict, evidence) =
-                crate::stats::calibration::verdict(screening.as_ref(), &a.tested, 10);
+            let screening = match (calibration, rating) {
+                (None, _) => Err(Unscreened::NoCalibration),
+                (Some(_), None) => Err(Unscreened::NoRating),
+                (Some(c), Some(r)) => c.screen(&a.tested, r).ok_or(Unscreened::NoMoves),
+            };
+            let (verdict, evidence) = crate::stats::calibration::verdict(
+                screening.as_ref().map_err(|e| *e),
+                &a.tested,
+                10,
+            );
+            let screening = screening.ok();
             let classified = classifier.map(|c| c.stats(a.plies.iter().copied()));
             let mut stats = accuracy::summarise(&a.samples, a.excluded);
             classifier_engine_score(&mut stats, classified.as_ref());

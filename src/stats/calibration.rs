@@ -115,19 +115,56 @@ pub struct Evidence {
     pub probability: f64,
 }
 
+/// Why a player has no z-scores, and so no verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unscreened {
+    /// No calibration table applies to the report's engine build and settings.
+    NoCalibration,
+    /// No rating: no Elo tag, none entered.
+    NoRating,
+    /// Calibrated and rated, but no analysed move to test.
+    NoMoves,
+}
+
+impl Unscreened {
+    /// Why, in the words of the verdict.
+    pub fn reason(self) -> String {
+        match self {
+            Unscreened::NoCalibration => {
+                let calibrated = Calibration::builtin().map_or_else(String::new, |c| {
+                    let depth = match c.settings.limit {
+                        crate::uci::Limit::Depth(d) => format!("depth {d}"),
+                        crate::uci::Limit::Nodes(n) => format!("{n} nodes"),
+                    };
+                    format!(
+                        " (it is for {depth}, {} lines, {})",
+                        c.settings.multipv, c.engine.build
+                    )
+                });
+                format!(
+                    "no verdict: the rating calibration does not apply to this engine and these settings{calibrated}"
+                )
+            }
+            Unscreened::NoRating => {
+                "no verdict: no rating (no Elo tag; enter one with --rating or in the page's settings)"
+                    .into()
+            }
+            Unscreened::NoMoves => "no verdict: no analysed move to test".into(),
+        }
+    }
+}
+
 /// The verdict on a player from the screening (explicit thresholds:
 /// [`MIN_VERDICT_MOVES`], [`Z_LOOK_CLOSER`]), and the moves that drove it, most
-/// significant first (at most `max_evidence`).
+/// significant first (at most `max_evidence`); without z-scores, `unscreened` says why.
 pub fn verdict(
-    screening: Option<&ZScores>,
+    screening: Result<&ZScores, Unscreened>,
     sample: &[Tested],
     max_evidence: usize,
 ) -> (String, Vec<Evidence>) {
-    let Some(z) = screening else {
-        return (
-            "no verdict: no rating, or no calibration for this engine and these settings".into(),
-            Vec::new(),
-        );
+    let z = match screening {
+        Ok(z) => z,
+        Err(why) => return (why.reason(), Vec::new()),
     };
     if z.moves < MIN_VERDICT_MOVES {
         return (
@@ -335,20 +372,37 @@ mod tests {
             x.at = (i / 40, i as u32);
         }
         assert!(
-            verdict(None, &honest, 5)
+            verdict(Err(Unscreened::NoRating), &honest, 5)
                 .0
                 .starts_with("no verdict: no rating")
         );
+        // Each missing piece is named, not lumped together.
+        let no_cal = verdict(Err(Unscreened::NoCalibration), &honest, 5).0;
+        assert!(no_cal.starts_with("no verdict: the rating calibration does not apply"));
+        assert!(no_cal.contains("depth 14, 4 lines"), "{no_cal}");
+        assert_ne!(no_cal, verdict(Err(Unscreened::NoMoves), &honest, 5).0);
         let few = t.screen(&honest[..50], 1500.0).unwrap();
         assert!(
-            verdict(Some(&few), &honest, 5)
+            verdict(Ok(&few), &honest, 5)
                 .0
                 .contains("fewer than the 100")
         );
-        let (text, ev) = verdict(t.screen(&honest, 1500.0).as_ref(), &honest, 5);
+        let (text, ev) = verdict(
+            t.screen(&honest, 1500.0)
+                .as_ref()
+                .ok_or(Unscreened::NoMoves),
+            &honest,
+            5,
+        );
         assert!(text.starts_with("no statistical evidence"), "{text}");
         assert_eq!(ev.len(), 5);
-        let (text, ev) = verdict(t.screen(&engine, 1500.0).as_ref(), &engine, 5);
+        let (text, ev) = verdict(
+            t.screen(&engine, 1500.0)
+                .as_ref()
+                .ok_or(Unscreened::NoMoves),
+            &engine,
+            5,
+        );
         assert!(text.starts_with("look closer"), "{text}");
         assert!(ev.windows(2).all(|w| w[0].probability <= w[1].probability));
         assert!(

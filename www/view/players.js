@@ -208,9 +208,15 @@ function playerCard(p, report) {
     'Regan z-scores',
     z
       ? `MM ${num(z.mm, 2)} · EV ${num(z.ev, 2)} · ASD ${num(z.asd, 2)} against a ${Math.round(z.rating)} player (${z.moves} moves)`
-      : isNum(p.rating)
-        ? h('span', { class: 'not-yet', text: 'no calibration for these settings' })
-        : h('span', { class: 'not-yet', text: 'no rating (Elo tags)' }),
+      : h('span', {
+          class: 'not-yet',
+          // The real reason, in the core's order: calibration, then rating.
+          text: !report?.calibration
+            ? 'no calibration for these settings (the defaults: depth 14, 4 lines)'
+            : isNum(p.rating)
+              ? 'no analysed move to test'
+              : 'no rating (Elo tags, or enter one in the settings)',
+        }),
   );
   const r = p.regan && typeof p.regan === 'object' ? p.regan : null;
   fact(
