@@ -301,8 +301,10 @@ test('a worker killed mid-analysis is replaced and its chunk retried', async () 
   );
   await page.fill('#pgn', fixture('legal-trap.pgn'));
   await page.click('#analyse');
-  await page.waitForFunction(() => window.fairsight.state.pool?.slots[0]?.job === 0);
-  assert.equal(await page.evaluate(() => window.fairsight.killWorker(0)), true);
+  // Kill in the same page turn that sees the job running (no race with a stall restart).
+  await page.waitForFunction(
+    () => window.fairsight.state.pool?.slots[0]?.job === 0 && window.fairsight.killWorker(0),
+  );
   await page.waitForFunction(() => document.body.dataset.state === 'done', null, {
     timeout: 120000,
   });
