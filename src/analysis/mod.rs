@@ -564,8 +564,10 @@ mod tests {
         let model = r#"{"name": "test model", "source": "synthetic",
             "engine": {"name": "", "build": ""}, "settings": {},
             "variants": [{"rated": false, "clocks": false, "features": ["matchRate"],
-                "fill": [0.5], "model": {"kind": "logistic", "mean": [0.5], "scale": [0.1],
-                "weights": [2.0], "bias": -2.0}, "platt": [1.0, 0.0], "unclear": 0.3,
+                "fill": [0.5], "experts": [{"kind": "top engines", "features": ["matchRate"],
+                "model": {"kind": "logistic", "mean": [0.5], "scale": [0.1],
+                "weights": [2.0], "bias": -2.0}, "human": [0.0, 1.0]}],
+                "platt": [1.0, 0.0], "unclear": 0.3,
                 "lookCloser": 0.8, "lookCloserPlayer": 0.9}],
             "ranges": []}"#;
         a.set_assessment(AssessmentModel::from_json(model).unwrap());

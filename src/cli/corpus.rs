@@ -478,7 +478,9 @@ fn player_key(name: Option<String>) -> Option<String> {
         .filter(|n| !n.is_empty() && n != "?")
 }
 
-fn fnv1a(text: &str) -> u64 {
+/// FNV-1a hash of a text: deals the splits, and draws the rating a top engine is scored
+/// against (`assess`).
+pub fn fnv1a(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })

@@ -225,8 +225,10 @@ pub struct Variant {
     pub features: Vec<String>,
     /// Values put in for a missing signal (the clean human medians).
     pub fill: Vec<f64>,
-    /// The model; its output is a raw score in [0, 1].
-    pub model: Model,
+    /// One model per kind of assistance. The raw score is the sigmoid of the largest
+    /// [`Expert::z`]: how far, in clean human standard deviations, the side is from clean
+    /// humans by the expert that finds it most engine-like.
+    pub experts: Vec<Expert>,
     /// Platt scaling of the raw score's logit: `p = 1 / (1 + e^−(a·logit + b))`.
     pub platt: (f64, f64),
     /// `unclear` from this probability (about 10% of clean human sides above it).
@@ -235,6 +237,45 @@ pub struct Variant {
     pub look_closer: f64,
     /// `look closer` from this probability for a player with 5 or more games.
     pub look_closer_player: f64,
+}
+
+/// One kind of assistance against clean humans: top engines, weaker (strength-limited)
+/// engines, or a player who switched to an engine part-way. A single model of all kinds
+/// at once learns a compromise (weak engines play like humans of their rating, a switched
+/// player like one only from the switch on), which blurs the kinds it could tell apart;
+/// one model each, put on a common scale, keeps each kind's evidence sharp.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Expert {
+    /// What it learned (`"top engines"`, `"weaker engines"`, `"switched"`).
+    pub kind: String,
+    /// The variant's signals it reads, in its input order (a subset of the variant's).
+    pub features: Vec<String>,
+    /// The model; its output is a score in [0, 1].
+    pub model: Model,
+    /// Centre and scale of the logit of its out-of-fold score on the clean human sides
+    /// of the train split: their median, and (95th percentile − median) ÷ 1.645, a
+    /// normal distribution's standard deviation fitted to their upper tail, where false
+    /// positives come from.
+    pub human: (f64, f64),
+}
+
+impl Expert {
+    /// How many clean human (upper-tail) standard deviations above the clean human median
+    /// the logit of its score is, for the variant input `x` (in `variant_features` order).
+    pub fn z(&self, variant_features: &[String], x: &[f64]) -> f64 {
+        let input: Vec<f64> = self
+            .features
+            .iter()
+            .map(|f| {
+                variant_features
+                    .iter()
+                    .position(|v| v == f)
+                    .map_or(0.0, |i| x[i])
+            })
+            .collect();
+        (logit(self.model.probability(&input)) - self.human.0) / self.human.1
+    }
 }
 
 /// A signal's part in an assessment.
@@ -340,10 +381,27 @@ impl Variant {
             .collect()
     }
 
+    /// The raw score of an input: the sigmoid of the largest expert z (0.5 without
+    /// experts).
+    pub fn raw(&self, x: &[f64]) -> f64 {
+        let z = self
+            .experts
+            .iter()
+            .map(|e| e.z(&self.features, x))
+            .fold(f64::NEG_INFINITY, f64::max);
+        if z.is_finite() { sigmoid(z) } else { 0.5 }
+    }
+
+    /// The expert that finds the input most engine-like.
+    pub fn leading_expert(&self, x: &[f64]) -> Option<&Expert> {
+        self.experts
+            .iter()
+            .max_by(|a, b| a.z(&self.features, x).total_cmp(&b.z(&self.features, x)))
+    }
+
     /// The calibrated probability of an input.
     pub fn probability(&self, x: &[f64]) -> f64 {
-        let raw = self.model.probability(x);
-        sigmoid(self.platt.0 * logit(raw) + self.platt.1)
+        sigmoid(self.platt.0 * logit(self.raw(x)) + self.platt.1)
     }
 
     /// The words for the variant's basis.
@@ -368,9 +426,28 @@ impl AssessmentModel {
             if let Some(bad) = v.features.iter().find(|f| !SIGNALS.contains(&f.as_str())) {
                 return Err(AssessmentError(format!("unknown signal {bad:?}")));
             }
-            v.model
-                .check(v.features.len())
-                .map_err(|e| AssessmentError(e.0))?;
+            if v.experts.is_empty() {
+                return Err(AssessmentError(format!("{}: no expert", v.basis())));
+            }
+            for e in &v.experts {
+                if let Some(bad) = e.features.iter().find(|f| !v.features.contains(f)) {
+                    return Err(AssessmentError(format!(
+                        "{}: expert {:?} reads {bad:?}, not a signal of its variant",
+                        v.basis(),
+                        e.kind
+                    )));
+                }
+                if !(e.human.1 > 0.0 && e.human.0.is_finite()) {
+                    return Err(AssessmentError(format!(
+                        "{}: expert {:?} has no human scale",
+                        v.basis(),
+                        e.kind
+                    )));
+                }
+                e.model
+                    .check(e.features.len())
+                    .map_err(|err| AssessmentError(err.0))?;
+            }
         }
         Ok(m)
     }
@@ -600,13 +677,23 @@ mod tests {
             } else {
                 vec![0.5, 40.0]
             },
-            // ACPL enters on a log scale: mean ln(41), one unit per e-fold.
-            model: Model::Logistic {
-                mean: vec![0.5, if rated { 0.0 } else { 41f64.ln() }],
-                scale: vec![0.1, 1.0],
-                weights: vec![2.0, if rated { 1.0 } else { -1.0 }],
-                bias: -2.0,
-            },
+            // ACPL enters on a log scale: mean ln(41), one unit per e-fold. Human scale
+            // (0, 1): the expert's z is its logit.
+            experts: vec![Expert {
+                kind: "top engines".into(),
+                features: if rated {
+                    vec!["matchRate".into(), "zMm".into()]
+                } else {
+                    vec!["matchRate".into(), "acpl".into()]
+                },
+                model: Model::Logistic {
+                    mean: vec![0.5, if rated { 0.0 } else { 41f64.ln() }],
+                    scale: vec![0.1, 1.0],
+                    weights: vec![2.0, if rated { 1.0 } else { -1.0 }],
+                    bias: -2.0,
+                },
+                human: (0.0, 1.0),
+            }],
             platt: (1.0, 0.0),
             unclear: 0.3,
             look_closer: 0.8,
@@ -707,5 +794,47 @@ mod tests {
         let mut bad = m.clone();
         bad.variants[0].features[0] = "WhiteElo".into();
         assert!(AssessmentModel::from_json(&bad.to_json()).is_err());
+        // An expert may only read its variant's signals, needs a human scale, and a
+        // variant needs an expert.
+        let mut bad = m.clone();
+        bad.variants[0].experts[0].features[1] = "zMm".into();
+        let e = AssessmentModel::from_json(&bad.to_json()).unwrap_err();
+        assert!(e.0.contains("\"zMm\""), "{e}");
+        let mut bad = m.clone();
+        bad.variants[0].experts[0].human.1 = 0.0;
+        assert!(AssessmentModel::from_json(&bad.to_json()).is_err());
+        let mut bad = m.clone();
+        bad.variants[0].experts.clear();
+        assert!(AssessmentModel::from_json(&bad.to_json()).is_err());
+    }
+
+    #[test]
+    fn the_expert_that_finds_a_side_most_engine_like_decides_on_its_human_scale() {
+        let mut m = model();
+        let v = &mut m.variants[0];
+        // A second expert that reads only ACPL: low ACPL is engine-like. Its human scale
+        // (centre −1, scale 0.5) makes a logit of 0 two human deviations high.
+        v.experts.push(Expert {
+            kind: "switched".into(),
+            features: vec!["acpl".into()],
+            model: Model::Logistic {
+                mean: vec![41f64.ln()],
+                scale: vec![1.0],
+                weights: vec![-1.0],
+                bias: 0.0,
+            },
+            human: (-1.0, 0.5),
+        });
+        let v = &m.variants[0];
+        let x = v.input(&signals(&[("matchRate", 0.5), ("acpl", 40.0)], None));
+        // Expert 1: logit −2 + 0 + 0 = −2 (z −2); expert 2: logit 0, z (0 + 1) / 0.5 = 2.
+        assert!((v.experts[0].z(&v.features, &x) + 2.0).abs() < 1e-9);
+        assert!((v.experts[1].z(&v.features, &x) - 2.0).abs() < 1e-9);
+        assert!((v.raw(&x) - sigmoid(2.0)).abs() < 1e-12);
+        assert_eq!(v.leading_expert(&x).unwrap().kind, "switched");
+        // A high match rate makes the first expert lead: z = −2 + 2·(0.9 − 0.5)/0.1 = 6.
+        let y = v.input(&signals(&[("matchRate", 0.9), ("acpl", 40.0)], None));
+        assert!((v.raw(&y) - sigmoid(6.0)).abs() < 1e-12);
+        assert_eq!(v.leading_expert(&y).unwrap().kind, "top engines");
     }
 }

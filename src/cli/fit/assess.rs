@@ -31,16 +31,17 @@ use fairsight::{
     game::Side,
     model::{
         assessment::{
-            AssessmentModel, CLOCK_SIGNALS, HumanRange, Level, RATED_SIGNALS, SIGNALS, Signals,
-            Variant, model_value,
+            AssessmentModel, CLOCK_SIGNALS, Expert, HumanRange, Level, RATED_SIGNALS, SIGNALS,
+            Signals, Variant, model_value,
         },
         classifier::Model,
     },
+    report::GameReport,
     stats::calibration::Calibration,
 };
 
 use super::{
-    super::corpus::{Label, Manifest, Split, load_records, rebuild},
+    super::corpus::{Label, Manifest, Record, Split, fnv1a, load_records, rebuild},
     train_fit::{Rng, Scaler, auc, forest_model, logistic_l2},
 };
 
@@ -53,6 +54,20 @@ pub enum AssessCmd {
     /// Print the assessment's probability for every game side of a saved report, as JSON
     /// (`[[white, black] per game]`), whatever settings the report was made with.
     Probabilities(ProbabilitiesArgs),
+    /// Write the signals of every scored game side of the corpus as CSV (one row a side:
+    /// game, player, kind, split, Elo tag, analysed moves, clocks, then each signal; empty
+    /// where a signal is missing), for studying new signals and models outside fairsight.
+    Rows(RowsArgs),
+}
+
+#[derive(Args)]
+pub struct RowsArgs {
+    /// The corpus folder.
+    #[arg(long, default_value = "corpus")]
+    corpus: PathBuf,
+    /// Where to write the CSV (`-`: standard output).
+    #[arg(long, default_value = "-")]
+    out: PathBuf,
 }
 
 #[derive(Args)]
@@ -100,6 +115,17 @@ pub fn run(cmd: AssessCmd) -> Result<()> {
     match cmd {
         AssessCmd::Fit(a) => fit(a),
         AssessCmd::Eval(a) => eval(a),
+        AssessCmd::Rows(a) => {
+            let text = rows_csv(&rows(&a.corpus)?);
+            if a.out.as_os_str() == "-" {
+                print!("{text}");
+            } else {
+                std::fs::write(&a.out, text)
+                    .with_context(|| format!("cannot write {}", a.out.display()))?;
+                eprintln!("fairsight: wrote {}", a.out.display());
+            }
+            Ok(())
+        }
         AssessCmd::Probabilities(a) => {
             let text = std::fs::read_to_string(&a.report)
                 .with_context(|| format!("cannot read {}", a.report.display()))?;
@@ -138,7 +164,7 @@ fn load_model<'a>(
 }
 
 /// What a row is, for the slices.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 enum Kind {
     Human,
     /// Engines rated above 3000 (TCEC).
@@ -168,7 +194,73 @@ impl Row {
     }
 }
 
-/// Every scored game side of the corpus (all splits but `none`).
+/// The rows as CSV: a header, then one line a row.
+fn rows_csv(rows: &[Row]) -> String {
+    let mut out = String::from("game,player,kind,split,elo,moves,clocks");
+    for s in SIGNALS {
+        out.push(',');
+        out.push_str(s);
+    }
+    out.push('\n');
+    for r in rows {
+        let kind = match r.kind {
+            Kind::Human => "human",
+            Kind::TopEngine => "top-engine",
+            Kind::WeakEngine => "weak-engine",
+            Kind::Switched => "switched",
+        };
+        let split = match r.split {
+            Split::Train => "train",
+            Split::Validation => "validation",
+            Split::Test => "test",
+            Split::None => "none",
+        };
+        // Names may hold commas or quotes: quote the field, doubling any quote.
+        let player = format!("\"{}\"", r.player.replace('"', "\"\""));
+        let elo = r.elo.map(|e| e.to_string()).unwrap_or_default();
+        let _ = write!(
+            out,
+            "{},{player},{kind},{split},{elo},{},{}",
+            r.game, r.signals.moves, r.signals.clocks
+        );
+        for v in r.signals.values {
+            out.push(',');
+            if let Some(v) = v {
+                let _ = write!(out, "{v}");
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The Elo tags of the sides of the human games in the manifest, sorted: the ratings a
+/// top engine is scored against ([`drawn_rating`]). Games stored since the manifest was
+/// last brought up to date do not count, so a fit depends only on the manifest.
+fn human_ratings(records: &[Record], games: &[GameReport], manifest: &Manifest) -> Vec<f64> {
+    let mut v: Vec<f64> = records
+        .iter()
+        .zip(games)
+        .filter(|(r, _)| r.label == Label::Human && manifest.games.contains_key(&r.id))
+        .flat_map(|(_, g)| [tag_rating(g, Side::White), tag_rating(g, Side::Black)])
+        .flatten()
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v
+}
+
+/// The rating a top engine's side is scored against: one of the human sides' ratings,
+/// drawn by a hash of `key` (the game and side, or the pseudo-player). TCEC's Elo tags
+/// (about 3500) are no rating a cheater has; against them the rated signals would let a
+/// model learn "rated 3500" (a match rate with its z-score against the rating gives the
+/// rating back), not engine play. Drawn from the humans' own ratings, a rating says
+/// nothing of the label. `None` when no human side is rated.
+fn drawn_rating(human: &[f64], key: &str) -> Option<f64> {
+    (!human.is_empty()).then(|| human[(fnv1a(key) % human.len() as u64) as usize])
+}
+
+/// Every scored game side of the corpus (all splits but `none`). A top engine's side is
+/// scored against a drawn human rating ([`drawn_rating`]); `elo` keeps its tag.
 fn rows(corpus: &std::path::Path) -> Result<Vec<Row>> {
     let records = load_records(corpus, &[], None, None)?;
     let manifest = Manifest::load(corpus)?;
@@ -181,6 +273,7 @@ fn rows(corpus: &std::path::Path) -> Result<Vec<Row>> {
             "fairsight: the shipped rating calibration does not apply to these settings: no z-scores"
         );
     }
+    let human_ratings = human_ratings(&records, &report.games, &manifest);
     let mut out = Vec::new();
     for (r, game) in records.iter().zip(&report.games) {
         // Games stored since the manifest was last brought up to date have no split yet.
@@ -209,7 +302,12 @@ fn rows(corpus: &std::path::Path) -> Result<Vec<Row>> {
                 }
             };
             let elo = tag_rating(game, side);
-            let Some(mut signals) = side_signals(game, side, elo, calibration) else {
+            let rating = if kind == Kind::TopEngine {
+                drawn_rating(&human_ratings, &format!("{}#{side_name}", r.id))
+            } else {
+                elo
+            };
+            let Some(mut signals) = side_signals(game, side, rating, calibration) else {
                 continue;
             };
             if r.label == Label::Engine {
@@ -494,6 +592,161 @@ fn fit(a: FitArgs) -> Result<()> {
     Ok(())
 }
 
+/// The kinds of assistance an expert is fitted for, in model order.
+const EXPERT_KINDS: [Kind; 3] = [Kind::TopEngine, Kind::WeakEngine, Kind::Switched];
+
+/// Fewest out-of-fold AUC for an expert to be kept: one that can hardly tell its kind
+/// from clean humans would raise clean humans about as often as its kind, and the
+/// largest z of all experts would then rise for everyone.
+const MIN_EXPERT_AUC: f64 = 0.65;
+
+/// The words for a kind of assistance.
+fn kind_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Human => "clean humans",
+        Kind::TopEngine => "top engines",
+        Kind::WeakEngine => "weaker engines",
+        Kind::Switched => "switched",
+    }
+}
+
+/// A row's identity within one fit (the rows live in one vector throughout).
+fn row_key(r: &Row) -> usize {
+    r as *const Row as usize
+}
+
+/// An expert with what its fit measured.
+struct FittedExpert {
+    expert: Expert,
+    /// Its out-of-fold z of every train row it can read, by [`row_key`].
+    oof_z: HashMap<usize, f64>,
+    /// Out-of-fold AUC of its kind against clean humans.
+    cv_auc: f64,
+    /// "logistic" or "forest".
+    model_kind: &'static str,
+    /// Train sides of its kind.
+    positives: usize,
+}
+
+/// One expert: clean human sides against the sides of `kind`, on the train rows a
+/// variant (`rated`, `clocks`) can read. Logistic regression and a random forest are
+/// cross-validated with folds grouped by game and player over all those rows (each
+/// fold's model also scores the held-out rows of the other kinds, so every row gets an
+/// out-of-fold score); the forest is kept only if clearly better. The human scale is the
+/// mean and standard deviation of the clean human sides' out-of-fold logits. `None` with
+/// fewer than 10 sides of the kind or of clean humans.
+#[allow(clippy::too_many_arguments)]
+fn fit_expert(
+    all: &[Row],
+    rated: bool,
+    clocks: bool,
+    kind: Kind,
+    features: Vec<String>,
+    fill: &[f64],
+    n_folds: usize,
+    trees: u16,
+    seed: u64,
+) -> Result<Option<FittedExpert>> {
+    let rows: Vec<&Row> = all
+        .iter()
+        .filter(|r| r.split == Split::Train && usable(r, rated, clocks))
+        .collect();
+    let positives = rows.iter().filter(|r| r.kind == kind).count();
+    let humans = rows.iter().filter(|r| r.kind == Kind::Human).count();
+    if positives < 10 || humans < 10 {
+        return Ok(None);
+    }
+    let x: Vec<Vec<f64>> = rows
+        .iter()
+        .map(|r| {
+            features
+                .iter()
+                .zip(fill)
+                .map(|(f, m)| model_value(f, r.signals.get(f).unwrap_or(*m)))
+                .collect()
+        })
+        .collect();
+    // Its own rows: clean humans and its kind.
+    let mine: Vec<bool> = rows
+        .iter()
+        .map(|r| r.kind == Kind::Human || r.kind == kind)
+        .collect();
+    let y: Vec<u32> = rows.iter().map(|r| u32::from(r.kind == kind)).collect();
+    let fold = folds(&rows, n_folds, seed);
+    let mut cv = BTreeMap::new();
+    let mut oof_of = BTreeMap::new();
+    for model_kind in ["logistic", "forest"] {
+        let mut oof = vec![f64::NAN; rows.len()];
+        for f in 0..n_folds.max(2) {
+            let (tx, ty): (Vec<Vec<f64>>, Vec<u32>) = (0..rows.len())
+                .filter(|&i| fold[i] != f && mine[i])
+                .map(|i| (x[i].clone(), y[i]))
+                .unzip();
+            if ty.is_empty() || ty.iter().all(|v| *v == ty[0]) {
+                continue;
+            }
+            let m = fit_model(model_kind, &tx, &ty, trees, seed)?;
+            for i in (0..rows.len()).filter(|&i| fold[i] == f) {
+                oof[i] = m.probability(&x[i]);
+            }
+        }
+        let (scores, labels): (Vec<f64>, Vec<bool>) = (0..rows.len())
+            .filter(|&i| mine[i])
+            .map(|i| (oof[i], y[i] == 1))
+            .unzip();
+        cv.insert(model_kind, auc_scored(&scores, &labels));
+        oof_of.insert(model_kind, oof);
+    }
+    // The forest must beat logistic regression clearly: the logistic model's reasons
+    // and monotone response are easier to trust.
+    let model_kind = if cv["forest"] > cv["logistic"] + 0.01 {
+        "forest"
+    } else {
+        "logistic"
+    };
+    let (tx, ty): (Vec<Vec<f64>>, Vec<u32>) = (0..rows.len())
+        .filter(|&i| mine[i])
+        .map(|i| (x[i].clone(), y[i]))
+        .unzip();
+    let model = fit_model(model_kind, &tx, &ty, trees, seed)?;
+    let logit = |p: f64| {
+        let p = p.clamp(1e-6, 1.0 - 1e-6);
+        (p / (1.0 - p)).ln()
+    };
+    let oof = &oof_of[model_kind];
+    let human: Vec<f64> = rows
+        .iter()
+        .zip(oof)
+        .filter(|(r, s)| r.kind == Kind::Human && !s.is_nan())
+        .map(|(_, s)| logit(*s))
+        .collect();
+    // The scale of the upper half, where false positives come from: median to 95th
+    // percentile, as a normal distribution's 1.645 standard deviations. Weak humans'
+    // scores trail far below and would inflate a plain standard deviation, squeezing
+    // every engine's z toward the humans'.
+    let human = sorted(human);
+    let mean = percentile(&human, 0.5);
+    let sd = ((percentile(&human, 0.95) - mean) / 1.645).max(1e-6);
+    let oof_z = rows
+        .iter()
+        .zip(oof)
+        .filter(|(_, s)| !s.is_nan())
+        .map(|(r, s)| (row_key(r), (logit(*s) - mean) / sd))
+        .collect();
+    Ok(Some(FittedExpert {
+        expert: Expert {
+            kind: kind_name(kind).into(),
+            features,
+            model,
+            human: (mean, sd),
+        },
+        oof_z,
+        cv_auc: cv[model_kind],
+        model_kind,
+        positives,
+    }))
+}
+
 /// The variants, the clean human ranges and the model card's table, from rows.
 fn fit_variants(
     all: &[Row],
@@ -553,13 +806,15 @@ fn fit_variants(
     };
 
     let mut variants = Vec::new();
+    // Experts by (rated, clocks, kind), shared by the variants that read the same rows.
+    let mut fitted: HashMap<(bool, bool, Kind), Option<FittedExpert>> = HashMap::new();
     // Out-of-fold scores of each kept variant, by row.
     let mut oof_by_variant: HashMap<(bool, bool), HashMap<usize, f64>> = HashMap::new();
     let mut reliability = Vec::new();
     let mut card = String::new();
     let _ = writeln!(
         card,
-        "| input | train sides (assisted / human) | CV AUC logistic | CV AUC forest | kept | validation AUC | unclear from | look closer from |\n|---|---|---|---|---|---|---|---|"
+        "| input | train sides (assisted / human) | experts: CV AUC against clean humans (model, sides of the kind) | CV AUC combined | validation AUC | unclear from | look closer from |\n|---|---|---|---|---|---|---|"
     );
     for (rated, clocks) in [(false, false), (true, false), (false, true), (true, true)] {
         let features = variant_features(rated, clocks);
@@ -586,42 +841,74 @@ fn fit_variants(
             eprintln!("fairsight: {basis}: too few sides ({pos} assisted, {neg} human): no model");
             continue;
         }
-        let x: Vec<Vec<f64>> = train.iter().map(|r| input(r)).collect();
-        let y: Vec<u32> = train.iter().map(|r| u32::from(r.engine())).collect();
         let labels: Vec<bool> = train.iter().map(|r| r.engine()).collect();
-        let fold = folds(&train, n_folds, seed);
-        let mut cv = BTreeMap::new();
-        let mut oof_of = BTreeMap::new();
-        for kind in ["logistic", "forest"] {
-            // NaN: a row whose fold could not be fitted (one class in its training part).
-            let mut oof = vec![f64::NAN; train.len()];
-            for f in 0..n_folds.max(2) {
-                let (tx, ty): (Vec<Vec<f64>>, Vec<u32>) = (0..train.len())
-                    .filter(|&i| fold[i] != f)
-                    .map(|i| (x[i].clone(), y[i]))
-                    .unzip();
-                if ty.iter().all(|v| *v == ty[0]) {
-                    continue;
+        // The experts: one per kind of assistance with enough sides, each fitted (or
+        // taken from the cache) on the rows it can read.
+        let mut experts = Vec::new();
+        let mut expert_cells = Vec::new();
+        let mut oof_z: Vec<Vec<f64>> = Vec::new();
+        for kind in EXPERT_KINDS {
+            // Only switched sides have clocks (engine games' are left out): the other
+            // experts read the variant's signals but the clock ones.
+            let eclocks = clocks && kind == Kind::Switched;
+            let key = (rated, eclocks, kind);
+            let e = match fitted.entry(key) {
+                std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    let efeatures: Vec<String> = features
+                        .iter()
+                        .filter(|f| eclocks || !CLOCK_SIGNALS.contains(&f.as_str()))
+                        .cloned()
+                        .collect();
+                    let efill: Vec<f64> = efeatures.iter().map(|f| median_of(f)).collect();
+                    v.insert(fit_expert(
+                        all, rated, eclocks, kind, efeatures, &efill, n_folds, trees, seed,
+                    )?)
                 }
-                let m = fit_model(kind, &tx, &ty, trees, seed)?;
-                for i in (0..train.len()).filter(|&i| fold[i] == f) {
-                    oof[i] = m.probability(&x[i]);
-                }
+            };
+            let Some(e) = e.as_ref() else { continue };
+            if e.cv_auc < MIN_EXPERT_AUC {
+                expert_cells.push(format!(
+                    "{} {:.3} (left out: under {MIN_EXPERT_AUC})",
+                    e.expert.kind, e.cv_auc
+                ));
+                continue;
             }
-            cv.insert(kind, auc_scored(&oof, &labels));
-            oof_of.insert(kind, oof);
+            expert_cells.push(format!(
+                "{} {:.3} ({}, {} sides)",
+                e.expert.kind, e.cv_auc, e.model_kind, e.positives
+            ));
+            oof_z.push(
+                train
+                    .iter()
+                    .map(|r| e.oof_z.get(&row_key(r)).copied().unwrap_or(f64::NAN))
+                    .collect(),
+            );
+            experts.push(e.expert.clone());
         }
-        // The forest must beat logistic regression clearly: the logistic model's reasons
-        // and monotone response are easier to trust.
-        let kind = if cv["forest"] > cv["logistic"] + 0.01 {
-            "forest"
-        } else {
-            "logistic"
-        };
+        if experts.is_empty() {
+            eprintln!("fairsight: {basis}: no kind of assistance with enough sides: no model");
+            continue;
+        }
+        // The combined score out of fold: the sigmoid of the largest expert z.
+        let oof: Vec<f64> = (0..train.len())
+            .map(|i| {
+                let z = oof_z
+                    .iter()
+                    .map(|z| z[i])
+                    .filter(|z| !z.is_nan())
+                    .fold(f64::NEG_INFINITY, f64::max);
+                if z.is_finite() {
+                    1.0 / (1.0 + (-z).exp())
+                } else {
+                    f64::NAN
+                }
+            })
+            .collect();
+        let cv_auc = auc_scored(&oof, &labels);
         // A richer input must earn its place: out of fold, on the same sides, at least as
         // good as the model those sides would get without it (the one `variant()` falls
         // back to among those kept); else they get that one.
-        let key = |r: &Row| r as *const Row as usize;
         let fallback = [(rated, false), (false, clocks), (false, false)]
             .into_iter()
             .filter(|v| *v != (rated, clocks))
@@ -631,19 +918,17 @@ fn fit_variants(
                 .iter()
                 .map(|r| {
                     oof_by_variant[&fb]
-                        .get(&key(r))
+                        .get(&row_key(r))
                         .copied()
                         .unwrap_or(f64::NAN)
                 })
                 .collect();
-            let mine = auc_scored(&oof_of[kind], &labels);
             let theirs = auc_scored(&same, &labels);
-            if theirs > mine {
+            if theirs > cv_auc {
                 let _ = writeln!(
                     card,
-                    "| {basis} | {pos} / {neg} | {:.3} | {:.3} | none: on these sides the {}, {} model does better ({theirs:.3}) | | | |",
-                    cv["logistic"],
-                    cv["forest"],
+                    "| {basis} | {pos} / {neg} | {} | {cv_auc:.3} | none: on these sides the {}, {} model does better ({theirs:.3}) | | |",
+                    expert_cells.join("; "),
                     if fb.0 { "rated" } else { "unrated" },
                     if fb.1 { "clocks" } else { "no clocks" }
                 );
@@ -654,12 +939,22 @@ fn fit_variants(
             (rated, clocks),
             train
                 .iter()
-                .zip(&oof_of[kind])
+                .zip(&oof)
                 .filter(|(_, s)| !s.is_nan())
-                .map(|(r, s)| (key(r), *s))
+                .map(|(r, s)| (row_key(r), *s))
                 .collect(),
         );
-        let model = fit_model(kind, &x, &y, trees, seed)?;
+        let mut variant = Variant {
+            rated,
+            clocks,
+            features: features.clone(),
+            fill: fill.clone(),
+            experts,
+            platt: (1.0, 0.0),
+            unclear: 0.5,
+            look_closer: 0.9,
+            look_closer_player: 0.9,
+        };
         let valid: Vec<&Row> = all
             .iter()
             .filter(|r| r.split == Split::Validation && usable(r, rated, clocks))
@@ -669,29 +964,18 @@ fn fit_variants(
             if vpos >= 5 && valid.len() - vpos >= 5 {
                 valid
                     .iter()
-                    .map(|r| (model.probability(&input(r)), r.engine()))
+                    .map(|r| (variant.raw(&input(r)), r.engine()))
                     .unzip()
             } else {
                 // Too few validation sides: calibrate on the train split's out-of-fold scores.
-                oof_of[kind]
-                    .iter()
+                oof.iter()
                     .zip(&labels)
                     .filter(|(s, _)| !s.is_nan())
                     .map(|(s, l)| (*s, *l))
                     .unzip()
             };
         let platt_ab = platt(&cal_scores, &cal_labels);
-        let mut variant = Variant {
-            rated,
-            clocks,
-            features: features.clone(),
-            fill: fill.clone(),
-            model,
-            platt: platt_ab,
-            unclear: 0.5,
-            look_closer: 0.9,
-            look_closer_player: 0.9,
-        };
+        variant.platt = platt_ab;
         let valid_auc = auc(
             &valid
                 .iter()
@@ -707,7 +991,7 @@ fn fit_variants(
         let humans = sorted(
             train
                 .iter()
-                .zip(&oof_of[kind])
+                .zip(&oof)
                 .filter(|(r, s)| !r.engine() && !s.is_nan())
                 .map(|(_, s)| oof_cal(*s))
                 .chain(
@@ -728,9 +1012,8 @@ fn fit_variants(
         variant.look_closer_player = variant.look_closer;
         let _ = writeln!(
             card,
-            "| {basis} | {pos} / {neg} | {:.3} | {:.3} | {kind} | {valid_auc:.3} ({} / {}) | {:.3} | {:.3} |",
-            cv["logistic"],
-            cv["forest"],
+            "| {basis} | {pos} / {neg} | {} | {cv_auc:.3} | {valid_auc:.3} ({} / {}) | {:.3} | {:.3} |",
+            expert_cells.join("; "),
             vpos,
             valid.len() - vpos,
             variant.unclear,
@@ -740,7 +1023,7 @@ fn fit_variants(
         // validation split against the observed share of engine-assisted sides.
         let points: Vec<(f64, bool)> = train
             .iter()
-            .zip(&oof_of[kind])
+            .zip(&oof)
             .filter(|(_, s)| !s.is_nan())
             .map(|(r, s)| (oof_cal(*s), r.engine()))
             .chain(
@@ -897,6 +1180,13 @@ fn pseudo_players(
     });
     let mut members = Vec::new();
     let mut kinds = Vec::new();
+    let human: Vec<f64> = sorted(
+        sides
+            .iter()
+            .filter(|s| s.0 == Kind::Human)
+            .filter_map(|s| s.1)
+            .collect(),
+    );
     for kind in [
         Kind::Human,
         Kind::TopEngine,
@@ -906,15 +1196,22 @@ fn pseudo_players(
         let of_kind: Vec<_> = sides.iter().filter(|s| s.0 == kind).collect();
         for group in of_kind.chunks_exact(5) {
             let name = format!("pseudo-player {}", kinds.len());
+            // A top engine is scored against a drawn human rating, as in `rows`.
+            let rating = (kind == Kind::TopEngine)
+                .then(|| drawn_rating(&human, &name))
+                .flatten();
             for (_, _, i, side) in group {
                 let mut r = records[*i].clone();
                 let needle = format!("[{side} \"");
+                let elo_needle = format!("[{side}Elo \"");
                 r.pgn = r
                     .pgn
                     .lines()
                     .map(|l| {
                         if l.starts_with(&needle) {
                             format!("[{side} \"{name}\"]")
+                        } else if let (Some(e), true) = (rating, l.starts_with(&elo_needle)) {
+                            format!("[{side}Elo \"{e}\"]")
                         } else {
                             l.to_owned()
                         }
@@ -1301,6 +1598,37 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    #[test]
+    fn the_rows_csv_has_a_header_and_one_quoted_line_a_side() {
+        let mut rows = synthetic(3, 7, false);
+        rows[1].player = "O\"Brien, Pat".into();
+        let csv = rows_csv(&rows);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 4);
+        let header: Vec<&str> = lines[0].split(',').collect();
+        assert_eq!(header.len(), 7 + SIGNALS.len());
+        assert_eq!(header[7], SIGNALS[0]);
+        // Row 0 is an engine (i % 3 == 0), rated (i % 2 == 0): Elo 1500 and a zMm value.
+        assert!(
+            lines[1].starts_with("g0,\"p0\",weak-engine,train,1500,"),
+            "{}",
+            lines[1]
+        );
+        let zmm = 7 + SIGNALS.iter().position(|s| *s == "zMm").unwrap();
+        assert!(!lines[1].split(',').nth(zmm).unwrap().is_empty());
+        // Row 1: a human, unrated (empty Elo and zMm), the name quoted with its quote doubled.
+        assert!(
+            lines[2].starts_with("g1,\"O\"\"Brien, Pat\",human,train,,"),
+            "{}",
+            lines[2]
+        );
+        assert!(
+            lines[2].ends_with(','),
+            "the clock signals are missing: {}",
+            lines[2]
+        );
     }
 
     #[test]
