@@ -454,57 +454,98 @@ fn a_hanging_engine_hits_the_deadline_and_the_run_fails_cleanly() {
     );
 }
 
+/// A proxy in front of the real engine: the first engine started (of all `--jobs`)
+/// passes three `bestmove`s through (a chunk's warm-up and two finished positions), then
+/// `die`s (exit 3) or goes `silent` (reads on, answers nothing); every later start is the
+/// real engine, passed through. Arguments: MARKER MODE ENGINE.js (the engine last, so the
+/// report names the same build as a direct run).
+const FAULTY_PROXY: &str = r#"
+const { spawn } = require('child_process');
+const fs = require('fs');
+const [marker, mode, engine] = process.argv.slice(2);
+let first = true;
+try { fs.closeSync(fs.openSync(marker, 'wx')); } catch { first = false; }
+const child = spawn(process.execPath, [engine], { stdio: ['pipe', 'pipe', 'inherit'] });
+process.stdin.pipe(child.stdin);
+let buf = '', bestmoves = 0, silent = false;
+child.stdout.on('data', (d) => {
+  buf += d;
+  let i;
+  while ((i = buf.indexOf('\n')) >= 0) {
+    const line = buf.slice(0, i + 1);
+    buf = buf.slice(i + 1);
+    if (silent) continue;
+    process.stdout.write(line);
+    if (first && line.startsWith('bestmove') && ++bestmoves === 3) {
+      if (mode === 'die') { child.kill('SIGKILL'); process.exit(3); }
+      silent = true;
+    }
+  }
+});
+child.on('exit', () => process.exit(0));
+"#;
+
 #[test]
-fn a_crashing_engine_is_restarted_and_its_chunk_retried() {
+fn an_engine_that_dies_or_falls_silent_mid_chunk_loses_no_ply() {
     if !node_engine_present() {
         return;
     }
-    // First start: dies after its first `go`. Later starts: the real engine.
-    let marker = tmp("crash.marker");
-    let _ = std::fs::remove_file(&marker);
     let engine_js = root().join("node_modules/stockfish/bin/stockfish-19-lite-single.js");
-    let script = tmp("crash.sh");
-    std::fs::write(
-        &script,
-        format!(
-            r#"
-if [ ! -e "{marker}" ]; then
-  touch "{marker}"
-  while read -r line; do
-    case "$line" in
-      uci) echo "id name Crashy"; echo uciok ;;
-      isready) echo readyok ;;
-      go*) exit 3 ;;
-    esac
-  done
-fi
-exec node "{engine}"
-"#,
-            marker = marker.display(),
-            engine = engine_js.display()
-        ),
-    )
-    .unwrap();
-    let json = tmp("crash.json");
-    let o = fairsight(&[
-        "analyze",
-        fixture("legal-trap.pgn").to_str().unwrap(),
-        "--engine",
-        &format!("bash {}", script.display()),
-        "--book",
-        "none",
-        "--depth",
-        "5",
-        "--jobs",
-        "1",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("restarting and retrying"));
-    let r = read_json(&json);
+    let proxy = tmp("faulty-proxy.js");
+    std::fs::write(&proxy, FAULTY_PROXY).unwrap();
+    // 13 plies in chunks of 6 (three chunks), two engines at once.
+    let common = [
+        fixture("legal-trap.pgn").to_str().unwrap().to_owned(),
+        "--book".into(),
+        "none".into(),
+        "--depth".into(),
+        "5".into(),
+        "--chunk".into(),
+        "6".into(),
+        "--jobs".into(),
+        "2".into(),
+    ];
+    let clean_json = tmp("faulty-clean.json");
+    let args: Vec<&str> = common.iter().map(String::as_str).collect();
+    analyze_json(&clean_json, &args);
+    let clean = std::fs::read(&clean_json).unwrap();
+    let r: Value = serde_json::from_slice(&clean).unwrap();
     let plies = r["games"][0]["plies"].as_array().unwrap();
-    assert!(plies.iter().filter(|p| p["searched"] == true).count() >= 11);
+    assert_eq!(plies.len(), 13);
+    // Every ply but the forced one (6... Ke7, the only legal move) is searched.
+    assert_eq!(plies.iter().filter(|p| p["searched"] == true).count(), 12);
+    for mode in ["die", "silent"] {
+        let marker = tmp(&format!("faulty-{mode}.marker"));
+        let _ = std::fs::remove_file(&marker);
+        let json = tmp(&format!("faulty-{mode}.json"));
+        let engine = format!(
+            "node {} {} {mode} {}",
+            proxy.display(),
+            marker.display(),
+            engine_js.display()
+        );
+        let mut all: Vec<&str> = vec!["analyze"];
+        all.extend(args.iter());
+        all.extend([
+            "--engine",
+            &engine,
+            "--search-timeout",
+            "3",
+            "--json",
+            json.to_str().unwrap(),
+        ]);
+        let o = fairsight(&all);
+        // Documented: exit 0 when every position was analysed in the end.
+        assert_eq!(o.status.code(), Some(0), "{mode}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(marker.exists(), "{mode}: the faulty engine never started");
+        assert!(err.contains("restarting and retrying"), "{mode}: {err}");
+        // No ply lost, none counted twice: the same bytes as the undisturbed run.
+        assert!(
+            std::fs::read(&json).unwrap() == clean,
+            "{mode}: the report differs from the clean run's"
+        );
+    }
 }
 
 #[test]
