@@ -320,6 +320,20 @@ pub struct Assessment {
     /// What would make it surer, in plain words (`null` when nothing simple would).
     #[serde(default)]
     pub hint: Option<String>,
+    /// What the play looks most like, in plain words: the kind of assistance of the
+    /// expert that found it most engine-like (`null` at `no concern`).
+    #[serde(default)]
+    pub resembles: Option<String>,
+}
+
+/// The plain words for what an expert learned ([`Expert::kind`]).
+pub fn resembles_words(kind: &str) -> String {
+    match kind {
+        "top engines" => "a top engine's play".to_owned(),
+        "weaker engines" => "a strength-limited engine's play".to_owned(),
+        "switched" => "a player who turned to an engine part-way through a game".to_owned(),
+        other => other.to_owned(),
+    }
 }
 
 /// The model file.
@@ -566,6 +580,10 @@ impl AssessmentModel {
         } else {
             None
         };
+        let resembles = (level != Level::NoConcern)
+            .then(|| v.leading_expert(&x))
+            .flatten()
+            .map(|e| resembles_words(&e.kind));
         Some(Assessment {
             probability,
             level,
@@ -574,6 +592,7 @@ impl AssessmentModel {
             thresholds: (v.unclear, look_closer),
             moves: s.moves,
             hint,
+            resembles,
         })
     }
 }
@@ -739,11 +758,13 @@ mod tests {
         assert_eq!(a.level, Level::NoConcern);
         assert_eq!(a.basis, "unrated, no clocks");
         assert!(a.hint.as_deref().unwrap().contains("rating"));
+        assert_eq!(a.resembles, None, "nothing to resemble at no concern");
         // Engine-like: match 0.9, acpl 5: z = -2 + 8 + (ln 41 - ln 6) = 7.92.
         let b = m
             .assess(&signals(&[("matchRate", 0.9), ("acpl", 5.0)], None))
             .unwrap();
         assert_eq!(b.level, Level::LookCloser);
+        assert_eq!(b.resembles.as_deref(), Some("a top engine's play"));
         assert_eq!(b.reasons[0].signal, "matchRate", "the largest effect first");
         assert!(b.reasons[0].effect > 0.0);
         assert!(

@@ -36,6 +36,9 @@ fn assessment_lines(report: &Report) -> String {
             a.thresholds.0 * 100.0,
             a.thresholds.1 * 100.0
         ));
+        if let Some(w) = &a.resembles {
+            out.push_str(&format!("      most like {w}\n"));
+        }
         for r in &a.reasons {
             out.push_str(&format!(
                 "      {} {}\n",

@@ -523,6 +523,10 @@ test('a saved report at the defaults leads each player with the assessment, on d
   assert.ok(report.assessment, 'the rebuilt report has the assessment');
   const assessed = report.players.filter((p) => p.assessment);
   assert.equal(assessed.length, 4, 'four players, each assessed');
+  assert.ok(
+    assessed.some((p) => p.assessment.resembles),
+    'the engines of the TCEC game look most like something: ' + JSON.stringify(assessed.map((p) => [p.name, p.assessment.level])),
+  );
   const views = [
     ['desktop', { width: 1280, height: 900 }],
     ['phone', { width: 390, height: 844 }],
@@ -539,6 +543,8 @@ test('a saved report at the defaults leads each player with the assessment, on d
         const p = report.players[i];
         assert.equal(await rows.nth(i).locator('.level-badge').textContent(), p.assessment.level);
         assert.match(await rows.nth(i).textContent(), new RegExp(`${Math.round(p.assessment.probability * 100)}%`));
+        // What the play looks most like, in the core's words, unless there is no concern.
+        if (p.assessment.resembles) assert.ok((await rows.nth(i).textContent()).includes(`Most like ${p.assessment.resembles}.`));
       }
       const first = await page.evaluate(() => document.querySelector('#results').firstElementChild.nextElementSibling.id);
       assert.equal(first, 'summary', 'the summary comes first in the results');
@@ -554,6 +560,7 @@ test('a saved report at the defaults leads each player with the assessment, on d
         assert.equal(await box.locator('.level-badge').textContent(), p.assessment.level);
         assert.match(await box.textContent(), /\d+% probability of engine assistance/);
         assert.equal(await box.locator('.reasons li').count(), p.assessment.reasons.length);
+        assert.equal(await box.locator('.resembles').count(), p.assessment.resembles ? 1 : 0);
         assert.ok(p.assessment.reasons.length >= 3 && p.assessment.reasons.length <= 5);
       }
       // The page does not widen past a phone's width.

@@ -67,7 +67,8 @@ export function renderSummary(container, report) {
         : human
           ? 'Nothing in these moves stands out from clean human play.'
           : '';
-      sentence = `${lead}${a.hint ? ` Hint: ${str(a.hint)}.` : ''}`.trim();
+      const like = a.resembles ? `Most like ${str(a.resembles)}. ` : '';
+      sentence = `${like}${lead}${a.hint ? ` Hint: ${str(a.hint)}.` : ''}`.trim();
     } else if (report?.assessment) {
       sentence = 'Too few analysed moves for an assessment.';
     } else {
@@ -132,6 +133,7 @@ function assessmentBlock(p, report) {
       text: `${a.moves} moves, ${str(a.basis)} model; unclear from ${pct(arr(a.thresholds)[0])}, look closer from ${pct(arr(a.thresholds)[1])}.`,
     }),
   );
+  if (a.resembles) box.append(h('p', { class: 'resembles', text: `Most like ${str(a.resembles)}.` }));
   const reasons = arr(a.reasons).filter((r) => r && typeof r === 'object');
   if (reasons.length) {
     const list = h('ul', { class: 'reasons' });
