@@ -71,6 +71,13 @@ pub fn cache_key(job_json: &str, build: &str, hash_mb: u32) -> Result<String, Js
     Ok(crate::engine::cache_key(&job, build, hash_mb))
 }
 
+/// A comment as a reader sees it: without its `[%clk]`, `[%eval]`, … commands, whitespace
+/// collapsed (the page shows clocks and evaluations on their own).
+#[wasm_bindgen(js_name = commentText)]
+pub fn comment_text(comment: &str) -> String {
+    crate::pgn::strip_commands(comment, None)
+}
+
 /// White's win chance (0-100) of a score (`{cp}` or `{mate}`, White's point of view),
 /// as the core counts it (mates as ±1000 cp); `undefined` for anything else.
 #[wasm_bindgen(js_name = winPercent)]

@@ -70,6 +70,29 @@ pub(super) fn fill_time_spent(game: &mut Game) {
     }
 }
 
+/// A comment without its embedded commands (`[%clk …]`, `[%eval …]`, any `[%name …]`;
+/// with `only`, just the `[%only …]` ones), whitespace collapsed: what a reader sees. The
+/// page shows the clocks and evaluations on their own; the annotated PGN replaces the
+/// original `[%eval]` with the analysis's.
+pub fn strip_commands(comment: &str, only: Option<&str>) -> String {
+    let mut rest = comment;
+    let mut out = String::with_capacity(comment.len());
+    while let Some(start) = rest.find("[%") {
+        let Some(len) = rest[start..].find(']') else {
+            break;
+        };
+        let name = &rest[start + 2..start + len];
+        let strip = only.is_none_or(|n| {
+            name.strip_prefix(n)
+                .is_some_and(|args| args.is_empty() || args.starts_with(char::is_whitespace))
+        });
+        out.push_str(&rest[..if strip { start } else { start + len + 1 }]);
+        rest = &rest[start + len + 1..];
+    }
+    out.push_str(rest);
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// The argument of a `[%name arg]` command in a comment.
 pub(super) fn command_arg<'c>(comment: &'c str, name: &str) -> Option<&'c str> {
     let mut rest = comment;
@@ -82,4 +105,27 @@ pub(super) fn command_arg<'c>(comment: &'c str, name: &str) -> Option<&'c str> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comments_lose_their_commands_and_keep_their_words() {
+        let c = "[%eval 0.10] [%clk 0:01:00]  good move [%emt 0:00:03]";
+        assert_eq!(strip_commands(c, None), "good move");
+        assert_eq!(
+            strip_commands(c, Some("eval")),
+            "[%clk 0:01:00] good move [%emt 0:00:03]"
+        );
+        // Only whole command names; text in brackets that is no command stays.
+        assert_eq!(
+            strip_commands("[%evaluation x] [note]", Some("eval")),
+            "[%evaluation x] [note]"
+        );
+        assert_eq!(strip_commands("[%clk 0:00:45]", None), "");
+        // An unclosed command is left as it is.
+        assert_eq!(strip_commands("ok [%clk 0:0", None), "ok [%clk 0:0");
+    }
 }

@@ -37,7 +37,7 @@ mod movetext;
 mod replay;
 mod split;
 
-pub use clocks::{parse_clock, parse_time_control};
+pub use clocks::{parse_clock, parse_time_control, strip_commands};
 
 use crate::game::{Game, ImportError};
 use replay::import_segment;

@@ -162,17 +162,7 @@ pub(crate) fn pawns(cp: i32) -> String {
 
 /// Removes `[%eval …]` commands (we write our own) and trims.
 fn strip_eval(comment: &str) -> String {
-    let mut rest = comment;
-    let mut out = String::with_capacity(comment.len());
-    while let Some(start) = rest.find("[%eval") {
-        let Some(len) = rest[start..].find(']') else {
-            break;
-        };
-        out.push_str(&rest[..start]);
-        rest = &rest[start + len + 1..];
-    }
-    out.push_str(rest);
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
+    crate::pgn::strip_commands(comment, Some("eval"))
 }
 
 /// One player's summary comment.

@@ -89,6 +89,8 @@ test('analyses a short game, flags the known blunder, and equals the CLI report'
   await page.locator('#game .blunder').first().click();
   const panel = await page.textContent('#game');
   assert.match(panel, /Bxd1/);
+  // Its comment was only a clock command: shown as the time spent, never as "[%clk …]".
+  assert.ok(!panel.includes('[%'), 'comments are shown without their [%…] commands');
   // NAGs only for errors; the page's own marks, with a legend, for the rest.
   const nags = await page.locator('#game .moves .nag').allTextContents();
   assert.ok(nags.length > 0 && nags.every((n) => ['?!', '?', '??'].includes(n)), nags.join(' '));

@@ -10,6 +10,7 @@
 import { h, s } from './dom.js';
 import {
   JUDGEMENT_LABEL,
+  commentText,
   MARKS,
   marksOf,
   moveMark,
@@ -198,7 +199,8 @@ function gameHeader(game, white, black) {
     ),
   );
   if (meta.length) head.append(h('p', { class: 'meta', text: meta.join(' · ') }));
-  if (game.initialComment) head.append(h('p', { class: 'comment', text: str(game.initialComment) }));
+  const initial = game.initialComment ? commentText(game.initialComment) : '';
+  if (initial) head.append(h('p', { class: 'comment', text: initial }));
   return head;
 }
 

@@ -7,7 +7,7 @@
 // best moves and judgements, and the rules that are not in it (win chance, move
 // numbering, NAG symbols) come from the core through its bindings.
 
-import { nagTable, pvText as numberedLine, winPercent } from '../pkg/fairsight.js';
+import { commentText as coreCommentText, nagTable, pvText as numberedLine, winPercent } from '../pkg/fairsight.js';
 
 export const DASH = '–';
 
@@ -56,6 +56,9 @@ export function duration(sec, short) {
 }
 
 export const str = (x) => (typeof x === 'string' ? x : x === null || x === undefined ? '' : String(x));
+
+/** A PGN comment as a reader sees it: the core strips its [%clk], [%eval], … commands. */
+export const commentText = (c) => coreCommentText(str(c));
 
 const JUDGEMENTS = ['blunder', 'mistake', 'inaccuracy'];
 export const JUDGEMENT_LABEL = { blunder: 'Blunder', mistake: 'Mistake', inaccuracy: 'Inaccuracy' };

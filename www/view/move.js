@@ -8,6 +8,7 @@
 import { fact, h } from './dom.js';
 import {
   DASH,
+  commentText,
   JUDGEMENT_LABEL,
   moveMark,
   nagText,
@@ -96,7 +97,10 @@ export function movePanel(report, game, plies, i) {
   const nags = arr(p.nags).map(nagText);
   if (nags.length) fact(dl, 'PGN annotation', nags.join(' '));
   if (dl.childElementCount) panel.append(dl);
-  for (const c of arr(p.comments)) panel.append(h('p', { class: 'comment', text: str(c) }));
+  for (const c of arr(p.comments)) {
+    const text = commentText(c);
+    if (text) panel.append(h('p', { class: 'comment', text }));
+  }
 
   const body = h('div', { class: 'panel-grid' });
   const lines = linesTable(p);
