@@ -271,7 +271,7 @@ test('after one visit the page works offline: reload, then analyse', async () =>
   await context.close();
 });
 
-test('hostile tag text is shown as text and never runs', async () => {
+test('hostile tag and comment text, in the analysis and in a saved report, is shown as text and never runs', async () => {
   const { context, page, errors, dialogs } = await openPage(
     browser,
     `${site.origin}/?depth=4&lines=1&nosw=1`,
@@ -290,9 +290,28 @@ test('hostile tag text is shown as text and never runs', async () => {
   assert.match(await page.textContent('#players'), /<img src=x onerror=alert\(1\)>/);
   assert.equal(await page.locator('img[src="x"]').count(), 0);
   assert.equal(await page.locator('main script').count(), 0);
+  // The comment of 1. e4, in its move panel: text, no element.
+  const hostileComment = '<b onmouseover=alert(3)>hi</b>';
+  await page.locator('#game .moves button[data-ply="0"]').click();
+  assert.ok((await page.locator('#game .comment').allTextContents()).includes(hostileComment));
+  assert.equal(await page.locator('b[onmouseover]').count(), 0);
+  await page.locator('#game .comment').first().hover();
   assert.deepEqual(dialogs, []);
   assert.deepEqual(errors, []);
   await shot(page, 'xss-game');
+
+  // The same report saved and opened again: still text, nothing runs.
+  const saved = path.join(root, 'target', 'hostile-report.json');
+  fs.writeFileSync(saved, await page.evaluate(() => window.fairsight.state.reportJson));
+  await page.setInputFiles('#open-report', saved);
+  await page.waitForFunction(() => document.body.dataset.state === 'done');
+  assert.match(await page.textContent('#games'), /<img src=x onerror=alert\(1\)>/);
+  await page.locator('#game .moves button[data-ply="0"]').click();
+  assert.ok((await page.locator('#game .comment').allTextContents()).includes(hostileComment));
+  assert.equal(await page.locator('img[src="x"], b[onmouseover], main script').count(), 0);
+  await page.waitForTimeout(300);
+  assert.deepEqual(dialogs, []);
+  assert.deepEqual(errors, []);
   await context.close();
 });
 
