@@ -401,7 +401,25 @@ test('a Polyglot book picked in the settings replaces the built-in one, as in th
     // Described when the stretch beats the model's expectation (z > 0).
     const shown = caption.includes(`${side}'s most engine-like stretch: plies ${st.fromPly}–${st.toPly}`);
     assert.equal(shown, st.z > 0, `${side}: z = ${st.z}`);
+    // In words first: the counts, then how often chance alone does as well.
+    if (shown) {
+      assert.ok(caption.includes(`${st.matches} of ${st.moves} moves were the engine's first choice`), caption);
+      assert.match(caption, /chance alone gives a stretch like this in (most games|[\d.]+% of games|fewer than 1 game in 1,000)/);
+    }
   }
+  // The words for any stretch (this game's may not beat the expectation): counts first,
+  // then how often chance alone does as well, then the statistics.
+  const words = await page.evaluate(async () => {
+    const { stretchWords } = await import('/www/view/charts.js');
+    return [0.6, 0.02, 0.0004].map((p) =>
+      stretchWords({ side: 'black', fromPly: 23, toPly: 49, matches: 9, moves: 14, expected: 3.5, z: 3.37, pAdjusted: p, windows: 276 }));
+  });
+  assert.equal(
+    words[0],
+    "Black's most engine-like stretch: plies 23–49, 9 of 14 moves were the engine's first choice where about 3.5 were expected; chance alone gives a stretch like this in most games. (z = 3.37, p = 0.600 after 276 windows.)",
+  );
+  assert.match(words[1], /in 2\.0% of games \(marked on the graph\)\./);
+  assert.match(words[2], /in fewer than 1 game in 1,000 \(marked on the graph\)\./);
   await shot(page, 'rated-game');
   assert.deepEqual(errors, []);
   await context.close();
@@ -434,6 +452,11 @@ test('ratings entered in the settings reach the report, as the CLI --rating', as
     // Described when the stretch beats the model's expectation (z > 0).
     const shown = caption.includes(`${side}'s most engine-like stretch: plies ${st.fromPly}–${st.toPly}`);
     assert.equal(shown, st.z > 0, `${side}: z = ${st.z}`);
+    // In words first: the counts, then how often chance alone does as well.
+    if (shown) {
+      assert.ok(caption.includes(`${st.matches} of ${st.moves} moves were the engine's first choice`), caption);
+      assert.match(caption, /chance alone gives a stretch like this in (most games|[\d.]+% of games|fewer than 1 game in 1,000)/);
+    }
   }
   await shot(page, 'rated-game');
   assert.deepEqual(errors, []);

@@ -146,7 +146,7 @@ export function evalGraph(plies, current, select, game) {
       ...stretches.filter((st) => st.z > 0).map((st) =>
         h('span', {
           class: `stretch-note${st.pAdjusted < 0.05 ? ' significant' : ''}`,
-          text: ` ${st.side === 'white' ? 'White' : 'Black'}'s most engine-like stretch: plies ${st.fromPly}–${st.toPly}, ${st.matches}/${st.moves} top moves (${num(st.expected)} expected), z = ${num(st.z, 2)}, p = ${num(st.pAdjusted, 3)} after ${st.windows} windows${st.pAdjusted < 0.05 ? ' (marked on the graph)' : ''}.`,
+          text: ` ${stretchWords(st)}`,
         }),
       ),
     ),
@@ -390,4 +390,22 @@ export function rateHistogram(p, report) {
       h('span', { class: 'lg rh-engine', 'aria-hidden': 'true' }), ' engine sides, ',
       h('span', { class: 'lg rh-player', 'aria-hidden': 'true' }), ' this player.'),
   );
+}
+
+/** How often chance alone gives a stretch like this one, in words. */
+function chanceWords(p) {
+  if (p >= 0.5) return 'chance alone gives a stretch like this in most games';
+  if (p < 0.001) return 'chance alone gives a stretch like this in fewer than 1 game in 1,000';
+  const share = p < 0.1 ? (p * 100).toFixed(1) : String(Math.round(p * 100));
+  return `chance alone gives a stretch like this in ${share}% of games`;
+}
+
+/**
+ * A side's most engine-like stretch in plain words first (which plies, how many of the
+ * engine's first choices against how many a player of this strength would find, how
+ * often chance alone does as well), then the statistics as details.
+ */
+export function stretchWords(st) {
+  const side = st.side === 'white' ? 'White' : 'Black';
+  return `${side}'s most engine-like stretch: plies ${st.fromPly}–${st.toPly}, ${st.matches} of ${st.moves} moves were the engine's first choice where about ${num(st.expected)} were expected; ${chanceWords(st.pAdjusted)}${st.pAdjusted < 0.05 ? ' (marked on the graph)' : ''}. (z = ${num(st.z, 2)}, p = ${num(st.pAdjusted, 3)} after ${st.windows} windows.)`;
 }
