@@ -12,9 +12,12 @@
 //! The model file (`models/assessment.json`, made by `fairsight assess fit` from the
 //! corpus) holds one model per kind of input ([`Variant`]: rated or not, clocks or not),
 //! so one game with no rating and no clocks gets an assessment, and each extra piece of
-//! information sharpens it. Each variant's raw score is calibrated (Platt scaling on the
-//! validation split) and has thresholds set from measured false-positive rates on clean
-//! human game sides.
+//! information sharpens it. Inside each, one [`Expert`] per kind of assistance (top
+//! engines, weaker engines, a switch part-way) scores the side on a common clean-human
+//! scale, and the expert that finds it most engine-like decides (and names what the play
+//! [`resembles`](Assessment::resembles)). Each variant's raw score is calibrated (Platt
+//! scaling on the validation split) and has thresholds set from measured false-positive
+//! rates on clean human game sides.
 
 use std::sync::OnceLock;
 
