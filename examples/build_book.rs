@@ -9,10 +9,7 @@
 
 use std::{collections::BTreeSet, path::PathBuf, process::ExitCode};
 
-use fairsight::{
-    book::{PositionSet, polyglot_key, polyglot_key_after},
-    pgn,
-};
+use fairsight::{PositionSet, pgn, polyglot_key, polyglot_key_after};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -2,13 +2,7 @@
 //!
 //! Every constant is defined once here, with its source. Transcendental functions come
 //! from `libm`, not the platform: the browser (wasm) and the CLI must give the same bits.
-//!
-//! ```
-//! use fairsight::eval;
-//! assert_eq!(eval::win_percent(0), 50.0);
-//! assert!(eval::win_percent(300) > 75.0);
-//! assert_eq!(eval::move_accuracy(0.0), 100.0);
-//! ```
+//! (A private module: its example is the first test below.)
 
 use crate::uci::Score;
 
@@ -129,6 +123,13 @@ pub fn wilson95(k: usize, n: usize) -> Option<(f64, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_module_example() {
+        assert_eq!(win_percent(0), 50.0);
+        assert!(win_percent(300) > 75.0);
+        assert_eq!(move_accuracy(0.0), 100.0);
+    }
 
     fn close(a: f64, b: f64, eps: f64) -> bool {
         (a - b).abs() < eps

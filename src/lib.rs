@@ -21,37 +21,99 @@
 //!  uci, game, eval           values: UCI lines and scores, games, evaluation formulas
 //! ```
 //!
-//! A game goes up the layers: [`pgn::import`] makes a [`Game`]; [`plan`] cuts it into
-//! [`Job`]s; a [`Session`] runs each over UCI into a [`JobResult`]; [`record`] turns the
-//! results into [`PlyReport`]s; the models ([`accuracy`], [`stats`], [`model`]) summarise
-//! them; [`Analysis`] assembles the [`Report`], which [`render`] writes as text (its JSON is
-//! its serde form, documented in `docs/json.md`).
+//! A game goes up the layers: [`pgn::import`] makes a [`Game`]; the plan ([`jobs`]) cuts it
+//! into [`Job`]s; a [`Session`] runs each over UCI into a [`JobResult`]; the record turns
+//! the results into [`PlyReport`]s; the models (accuracy, statistics, classifier,
+//! assessment) summarise them; [`Analysis`] assembles the [`Report`], which [`render`]
+//! writes as text (its JSON is its serde form, documented in `docs/json.md`).
+//!
+//! # The public API
+//!
+//! The modules are private, in the spirit of shakmaty and pgn-reader: the API is what
+//! this file re-exports. The main types and entry points are at the crate root (the
+//! games, settings and plan, the engine contract and session, the record and the
+//! report's summaries, the opening books, the shipped models). Four namespaces are public
+//! because the namespace is the API:
+//! - [`pgn`]: import (`pgn::import`, `pgn::games`, the clock and comment readers);
+//! - [`render`]: every text output of a report (`render::annotated_pgn`,
+//!   `render::matchlog::log`, ...);
+//! - [`fit`]: the models' parts and the adapters that read them from a report, for the
+//!   CLI's `train`, `calibrate` and `assess` commands, which fit the shipped models;
+//! - `wasm` (on `wasm32` only): the browser bindings.
+//!
+//! The CLI (`src/main.rs`, `src/cli/`), the tests, the example and the fuzz target use the
+//! crate through this API only.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod accuracy;
-pub mod analysis;
-pub mod book;
-pub mod chess;
-pub mod engine;
-pub mod eval;
-pub mod game;
-pub mod model;
+mod accuracy;
+mod analysis;
+mod book;
+mod chess;
+mod engine;
+mod eval;
+mod game;
+mod model;
 pub mod pgn;
-pub mod plan;
-pub mod record;
+mod plan;
+mod record;
 pub mod render;
-pub mod report;
-pub mod session;
-pub mod stats;
-pub mod uci;
+mod report;
+mod session;
+mod stats;
+mod uci;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 
-pub use analysis::Analysis;
-pub use engine::{Job, JobResult};
-pub use game::{Game, Side, Variant};
-pub use plan::Settings;
-pub use record::{EngineInfo, PlyReport};
-pub use report::Report;
-pub use session::Session;
+pub use accuracy::Accuracy;
+pub use analysis::{Analysis, parse_rating};
+pub use book::{
+    Book, BookError, NoBook, PolyglotBook, PositionSet, load as load_book, polyglot_key,
+    polyglot_key_after,
+};
+pub use engine::{Job, JobId, JobResult, PositionAnalysis, PvLine, Search, Task, cache_key};
+pub use game::{Game, ImportError, ImportErrorKind, Ply, Side, Variant};
+pub use model::{
+    assessment::{Assessment, AssessmentModel},
+    classifier::{Classifier, ClassifierStats},
+};
+pub use plan::{
+    DEFAULT_DEPTH, DEFAULT_MAX_NODES, DEFAULT_MULTIPV, Exclusion, MAX_DEPTH, MAX_MULTIPV,
+    SCREENING_LINES, SCREENING_MIN_DEPTH, SCREENING_MLM_DEPTH, SCREENING_SLM_DEPTH, Screening,
+    Settings, SettingsError, jobs, jobs_with_book,
+};
+pub use record::{
+    EngineInfo, PlyReport,
+    features::{Judgement, Line, MoveFeatures},
+    screening::{MatchTotals, MatchType, ScreeningMove},
+};
+pub use report::{GameReport, PlayerReport, Report, SCHEMA, SideReport, Sides};
+pub use session::{Session, SessionError};
+pub use stats::{
+    calibration::{Calibration, Evidence, ZScores},
+    haworth::Competence,
+    scan::Stretch,
+    time::TimeStats,
+};
+pub use uci::{Bound, Limit, Score};
+
+pub mod fit {
+    //! What the CLI's `train`, `calibrate` and `assess` commands read to fit the shipped
+    //! models and write their files: the models' parts (the classifier's trees and
+    //! vector, the assessment's experts and signals, Regan's bands and fits) and the
+    //! adapters that read them from a report. Not needed to analyse a game.
+
+    pub use crate::analysis::signals::{
+        assessment_probabilities, classifier_probabilities, player_signals, side_signals,
+        tag_rating,
+    };
+    pub use crate::model::assessment::{
+        CLOCK_SIGNALS, Expert, HumanRange, Level, MIN_MOVES, Pooled, RATED_SIGNALS, SIGNALS,
+        Signals, Variant as AssessmentVariant, model_value,
+    };
+    pub use crate::model::classifier::{Baseline, Model, Node};
+    pub use crate::model::vector::{CANDIDATE_LOSS_CP, FEATURE_NAMES, move_vector};
+    pub use crate::record::levels::{Levels, Trend, trend_rule};
+    pub use crate::stats::calibration::Band;
+    pub use crate::stats::regan;
+}

@@ -7,10 +7,10 @@
 //! boundaries depend only on the game, results are identical for any number of engines.
 //!
 //! ```
-//! use fairsight::{pgn, plan::{self, Settings}};
+//! use fairsight::{Settings, jobs, pgn};
 //! let game = pgn::import("1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *").remove(0).unwrap();
 //! let settings = Settings { chunk_plies: 4, ..Settings::default() };
-//! let jobs = plan::jobs(&game, &settings);
+//! let jobs = jobs(&game, &settings);
 //! assert_eq!(jobs.len(), 2);
 //! assert_eq!(jobs[1].warmup, Some(3));
 //! ```

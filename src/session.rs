@@ -8,10 +8,10 @@
 //! previous `bestmove` arrived (Stockfish.wasm crashes on overlapping searches).
 //!
 //! ```
-//! use fairsight::{pgn, plan::{self, Settings}, session::Session, uci::Limit};
+//! use fairsight::{Limit, Session, Settings, jobs, pgn};
 //! let game = pgn::import("1. f3 e5 2. g4 *").remove(0).unwrap();
 //! let settings = Settings { limit: Limit::Depth(1), multipv: 1, ..Settings::default() };
-//! let job = plan::jobs(&game, &settings).remove(0);
+//! let job = jobs(&game, &settings).remove(0);
 //! let mut session = Session::new(&settings);
 //! let sent: Vec<String> = session.take_commands().iter().map(|c| c.to_string()).collect();
 //! assert_eq!(sent, ["uci"]);

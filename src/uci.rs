@@ -1,17 +1,9 @@
 //! The UCI protocol as values: engine output lines and GUI commands, parsed and printed.
 //!
 //! Pure: no transport. [`EngineLine`] parses what an engine prints; [`Command`] prints what
-//! we send. Both round-trip through `FromStr`/`Display` for the fields we use.
-//!
-//! ```
-//! use fairsight::uci::{EngineLine, Score};
-//! let line: EngineLine = "info depth 3 multipv 1 score cp -13 nodes 1328 pv e7e5 g1f3"
-//!     .parse()
-//!     .unwrap();
-//! let EngineLine::Info(info) = line else { panic!() };
-//! assert_eq!(info.score, Some(Score::Cp(-13)));
-//! assert_eq!(info.pv, ["e7e5", "g1f3"]);
-//! ```
+//! we send. Both round-trip through `FromStr`/`Display` for the fields we use. (A private
+//! module: [`Score`], [`Bound`] and [`Limit`] are re-exported at the crate root; its
+//! example is the first test below.)
 
 use std::{fmt, str::FromStr};
 
@@ -556,6 +548,18 @@ impl FromStr for Command {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_module_example() {
+        let line: EngineLine = "info depth 3 multipv 1 score cp -13 nodes 1328 pv e7e5 g1f3"
+            .parse()
+            .unwrap();
+        let EngineLine::Info(info) = line else {
+            panic!()
+        };
+        assert_eq!(info.score, Some(Score::Cp(-13)));
+        assert_eq!(info.pv, ["e7e5", "g1f3"]);
+    }
 
     fn info(s: &str) -> Info {
         match s.parse::<EngineLine>() {

@@ -215,7 +215,7 @@ pub fn assessment_probabilities(json: &str) -> Result<String, JsError> {
 pub fn annotate_report(json: &str) -> Result<String, JsError> {
     let report = Report::from_json(json)
         .map_err(|e| JsError::new(&format!("not a fairsight report: {e}")))?;
-    Ok(crate::render::pgn::annotated_pgn(&report))
+    Ok(crate::render::annotated_pgn(&report))
 }
 
 /// Renders a saved screening report (JSON) as Regan's log (`kind` = `"log"`) or results
@@ -430,7 +430,7 @@ impl Analyzer {
     /// The annotated PGN of the report so far.
     #[wasm_bindgen(js_name = annotatedPgn)]
     pub fn annotated_pgn(&self) -> String {
-        crate::render::pgn::annotated_pgn(&self.analysis.report(self.engine.clone()))
+        crate::render::annotated_pgn(&self.analysis.report(self.engine.clone()))
     }
 }
 

@@ -5,8 +5,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use fairsight::game::{Game, ImportError, ImportErrorKind, Side, Variant};
 use fairsight::pgn;
+use fairsight::{Game, ImportError, ImportErrorKind, Side, Variant};
 
 /// The corpus folder, or `None` (with a note) when it is not checked out.
 fn corpus() -> Option<PathBuf> {
@@ -288,7 +288,7 @@ fn shared_openings() -> Option<PathBuf> {
 
 #[test]
 fn polyglot_test_books_read_like_python_chess() {
-    use fairsight::book::{Book, PolyglotBook, polyglot_key};
+    use fairsight::{Book, PolyglotBook, polyglot_key};
     let Some(dir) = shared_openings() else { return };
     // python-chess's lasker-trap.bin: after 7. Ke2 the book gives the underpromotion.
     let lasker = PolyglotBook::from_bytes(
@@ -326,7 +326,7 @@ fn polyglot_test_books_read_like_python_chess() {
 
 #[test]
 fn the_shipped_book_is_what_the_build_script_makes_from_the_data() {
-    use fairsight::book::PositionSet;
+    use fairsight::PositionSet;
     let Some(dir) = shared_openings() else { return };
     let shipped = std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),

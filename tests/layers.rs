@@ -1,7 +1,9 @@
 //! The core's layers (see the diagram in `src/lib.rs`): every module may use only modules
 //! of its own layer or below, and no two modules use each other, directly or through
 //! others. Read from the sources: `use crate::…` trees and `crate::…` paths outside the
-//! `#[cfg(test)] mod tests` at the end of a file and outside comments.
+//! `#[cfg(test)] mod tests` at the end of a file and outside comments. The modules are
+//! private (`mod x;` in `src/lib.rs`, the API is its re-exports): inside the crate a module
+//! names the module it uses, never a root re-export, so no use escapes the check.
 
 use std::{
     collections::{BTreeMap, BTreeSet},
@@ -109,6 +111,28 @@ fn flatten(tree: &str) -> Vec<String> {
     out
 }
 
+/// The `crate::…` paths a module's code names (use trees flattened).
+fn crate_paths(code: &str) -> Vec<String> {
+    let mut paths = Vec::new();
+    let mut rest = code;
+    while let Some(i) = rest.find("crate::") {
+        let after = &rest[i + "crate::".len()..];
+        let is_use = rest[..i].trim_end().ends_with("use");
+        if is_use {
+            let end = after.find(';').unwrap_or(after.len());
+            paths.extend(flatten(&after[..end]));
+            rest = &after[end..];
+        } else {
+            let end = after
+                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                .unwrap_or(after.len());
+            paths.push(after[..end].to_owned());
+            rest = &after[end..];
+        }
+    }
+    paths
+}
+
 /// The modules each module uses.
 fn graph(modules: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>> {
     let resolve = |path: &str| -> Option<String> {
@@ -120,23 +144,7 @@ fn graph(modules: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String
     };
     let mut edges = BTreeMap::new();
     for (name, code) in modules {
-        let mut paths = Vec::new();
-        let mut rest = code.as_str();
-        while let Some(i) = rest.find("crate::") {
-            let after = &rest[i + "crate::".len()..];
-            let is_use = rest[..i].trim_end().ends_with("use");
-            if is_use {
-                let end = after.find(';').unwrap_or(after.len());
-                paths.extend(flatten(&after[..end]));
-                rest = &after[end..];
-            } else {
-                let end = after
-                    .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
-                    .unwrap_or(after.len());
-                paths.push(after[..end].to_owned());
-                rest = &after[end..];
-            }
-        }
+        let paths = crate_paths(code);
         let used: BTreeSet<String> = paths
             .iter()
             .filter_map(|p| resolve(p))
@@ -149,6 +157,36 @@ fn graph(modules: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String
         edges.insert(name.clone(), used);
     }
     edges
+}
+
+/// The `crate::…` paths that name no module: a root re-export (`crate::Report`) or a
+/// facade (`crate::fit::…`). Inside the crate a module names the module that defines what
+/// it uses, so that every use is seen by the layer check.
+fn unresolved(modules: &BTreeMap<String, String>) -> Vec<String> {
+    let tops: BTreeSet<&str> = modules
+        .keys()
+        .map(|m| m.split("::").next().unwrap())
+        .collect();
+    let mut out = Vec::new();
+    for (name, code) in modules {
+        for p in crate_paths(code) {
+            if !tops.contains(p.split("::").next().unwrap()) {
+                out.push(format!("{name} uses crate::{p}"));
+            }
+        }
+    }
+    out
+}
+
+/// The modules `src/lib.rs` declares (`mod x;`, `pub mod x;`), public or private.
+fn declared() -> BTreeSet<String> {
+    let lib = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")).unwrap();
+    lib.lines()
+        .filter_map(|l| {
+            let l = l.trim().strip_prefix("pub ").unwrap_or(l.trim());
+            l.strip_prefix("mod ")?.strip_suffix(';').map(str::to_owned)
+        })
+        .collect()
 }
 
 fn layer(module: &str) -> usize {
@@ -172,6 +210,20 @@ fn every_module_uses_only_its_layer_and_below() {
         }
     }
     assert!(wrong.is_empty(), "upward uses: {wrong:#?}");
+}
+
+#[test]
+fn every_declared_module_is_in_a_layer_and_named_by_its_own_path() {
+    let in_layers: BTreeSet<String> = LAYERS
+        .iter()
+        .flat_map(|l| l.iter().map(|m| m.to_string()))
+        .collect();
+    assert_eq!(declared(), in_layers, "src/lib.rs's modules against LAYERS");
+    let wrong = unresolved(&modules());
+    assert!(
+        wrong.is_empty(),
+        "uses through a re-export or facade, not the module: {wrong:#?}"
+    );
 }
 
 #[test]
@@ -211,4 +263,7 @@ fn the_checker_sees_uses_and_cycles() {
     let g = graph(&m);
     assert_eq!(g["x"], BTreeSet::from(["y".to_owned(), "z".to_owned()]));
     assert!(g["y"].contains("x"));
+    // A use through a root re-export names no module, so it is reported.
+    m.insert("w".to_owned(), "use crate::{Report, z};".to_owned());
+    assert_eq!(unresolved(&m), ["w uses crate::Report"]);
 }

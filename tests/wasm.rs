@@ -181,11 +181,11 @@ fn the_pages_rules_are_the_cores() {
     // The cache key: the CLI's rule, without the job's index.
     let a = ok(Analyzer::new(PGN, settings(), None));
     let job = ok(a.job_json(0));
-    let parsed: fairsight::engine::Job = serde_json::from_str(&job).expect("a job");
+    let parsed: fairsight::Job = serde_json::from_str(&job).expect("a job");
     let key = ok(cache_key(&job, "stockfish-19-lite-single", 16));
     assert_eq!(
         key,
-        fairsight::engine::cache_key(&parsed, "stockfish-19-lite-single", 16)
+        fairsight::cache_key(&parsed, "stockfish-19-lite-single", 16)
     );
     assert!(key.starts_with("stockfish-19-lite-single|hash=16|"));
     // Ratings typed in the page: the core's NAME=ELO.

@@ -2,7 +2,7 @@
 //! written back as PGN (tags and SAN moves), imports again with the same moves.
 #![no_main]
 
-use fairsight::game::{Game, Side, Variant};
+use fairsight::{Game, Side, Variant};
 use fairsight::pgn;
 use libfuzzer_sys::fuzz_target;
 

@@ -4,7 +4,7 @@
 //! Web Workers. It holds no engine and does no I/O.
 //!
 //! ```
-//! use fairsight::{analysis::Analysis, plan::Settings};
+//! use fairsight::{Analysis, Settings};
 //! let a = Analysis::from_pgn("1. e4 e5 *\n\n1. e4 Ke7 *", Settings::default());
 //! assert_eq!(a.games().len(), 2);
 //! assert!(a.games()[1].is_err(), "1... Ke7 is illegal: the e7 pawn is in the way");
@@ -43,10 +43,10 @@ use crate::{
 /// the page's ratings box both read it.
 ///
 /// ```
-/// assert_eq!(fairsight::analysis::parse_rating(" Carlsen, Magnus = 2850"), Some(("Carlsen, Magnus", 2850.0)));
-/// assert_eq!(fairsight::analysis::parse_rating("a=b=1500"), Some(("a=b", 1500.0)));
-/// assert_eq!(fairsight::analysis::parse_rating("Ann=inf"), None);
-/// assert_eq!(fairsight::analysis::parse_rating("=2000"), None);
+/// assert_eq!(fairsight::parse_rating(" Carlsen, Magnus = 2850"), Some(("Carlsen, Magnus", 2850.0)));
+/// assert_eq!(fairsight::parse_rating("a=b=1500"), Some(("a=b", 1500.0)));
+/// assert_eq!(fairsight::parse_rating("Ann=inf"), None);
+/// assert_eq!(fairsight::parse_rating("=2000"), None);
 /// ```
 pub fn parse_rating(text: &str) -> Option<(&str, f64)> {
     let (name, elo) = text.rsplit_once('=')?;

@@ -3,14 +3,7 @@
 use std::{path::Path, process::ExitCode, time::Duration};
 
 use anyhow::{Context, Result};
-use fairsight::{
-    analysis::Analysis,
-    book,
-    book::{Book, NoBook},
-    model::{assessment::AssessmentModel, classifier::Classifier},
-    pgn,
-    stats::calibration::Calibration,
-};
+use fairsight::{Analysis, AssessmentModel, Book, Calibration, Classifier, NoBook, load_book, pgn};
 
 use super::{
     BUILTIN_BOOK,
@@ -48,9 +41,9 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
     }
     let book: Box<dyn Book + Send + Sync> = match args.book.as_str() {
         "none" => Box::new(NoBook),
-        "builtin" => book::load(BUILTIN_BOOK).context("the built-in opening book")?,
+        "builtin" => load_book(BUILTIN_BOOK).context("the built-in opening book")?,
         path => match std::fs::read(path) {
-            Ok(bytes) => match book::load(&bytes) {
+            Ok(bytes) => match load_book(&bytes) {
                 Ok(b) => b,
                 Err(e) => return usage_error(format!("--book {path}: {e}")),
             },
@@ -86,7 +79,7 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
         }
     }
     for r in &args.rating {
-        match fairsight::analysis::parse_rating(r) {
+        match fairsight::parse_rating(r) {
             Some((name, elo)) => analysis.set_rating(name, elo),
             None => return usage_error(format!("--rating {r}: expected NAME=ELO")),
         }
@@ -111,7 +104,7 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
         .iter()
         .any(|p| p.as_deref() == Some(Path::new("-")));
     if !args.quiet && !to_stdout {
-        stdout(&fairsight::render::table::player_table(&report));
+        stdout(&fairsight::render::player_table(&report));
     }
     eprintln!(
         "fairsight: {} positions searched in {:.1}s with {} engine(s){}",

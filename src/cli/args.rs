@@ -8,12 +8,9 @@ use std::{
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 use fairsight::{
-    plan::{
-        DEFAULT_DEPTH, DEFAULT_MULTIPV, SCREENING_LINES, SCREENING_MLM_DEPTH, Screening, Settings,
-        SettingsError,
-    },
-    render::{self, SideFilter, crafty::CraftyOptions},
-    uci::Limit,
+    DEFAULT_DEPTH, DEFAULT_MULTIPV, Limit, SCREENING_LINES, SCREENING_MLM_DEPTH, Screening,
+    Settings, SettingsError,
+    render::{self, CraftyOptions, SideFilter},
 };
 
 use super::engine::default_engine;
@@ -49,10 +46,10 @@ pub(crate) struct AnalyzeArgs {
     #[arg(long)]
     pub(crate) multipv: Option<u32>,
     /// Screening mode: depth d of the single-line search.
-    #[arg(long, default_value_t = fairsight::plan::SCREENING_SLM_DEPTH)]
+    #[arg(long, default_value_t = fairsight::SCREENING_SLM_DEPTH)]
     pub(crate) slm_depth: u32,
     /// Screening mode: first depth dmin whose single-line choice counts in the match bits.
-    #[arg(long, default_value_t = fairsight::plan::SCREENING_MIN_DEPTH)]
+    #[arg(long, default_value_t = fairsight::SCREENING_MIN_DEPTH)]
     pub(crate) min_depth: u32,
     /// Engines run in parallel [default: number of cores].
     #[arg(long)]
@@ -84,7 +81,7 @@ pub(crate) struct AnalyzeArgs {
     pub(crate) rating: Vec<String>,
     /// With --depth, the most nodes one search may use (0: no cap); stops the rare
     /// searches that run 10-40x longer than usual (mates found with several lines).
-    #[arg(long, default_value_t = fairsight::plan::DEFAULT_MAX_NODES)]
+    #[arg(long, default_value_t = fairsight::DEFAULT_MAX_NODES)]
     pub(crate) max_nodes: u64,
     /// Plies per chunk (each starts with ucinewgame and a warm-up search).
     #[arg(long, default_value_t = 16)]
@@ -186,8 +183,8 @@ pub(crate) fn validate(args: &AnalyzeArgs) -> Result<Validated, String> {
         Mode::Review | Mode::Screening => None,
         Mode::Annotate => {
             let side: SideFilter = args.side.parse().map_err(|e| format!("--side: {e}"))?;
-            let moves = render::crafty::parse_move_range(&args.moves)
-                .map_err(|e| format!("--moves: {e}"))?;
+            let moves =
+                render::parse_move_range(&args.moves).map_err(|e| format!("--moves: {e}"))?;
             Some(CraftyOptions {
                 side,
                 moves,

@@ -8,12 +8,7 @@ use std::{
 
 use anyhow::{Context, Result};
 use clap::Args;
-use fairsight::{
-    analysis::Analysis,
-    pgn,
-    plan::{DEFAULT_DEPTH, DEFAULT_MULTIPV, Settings},
-    uci::Limit,
-};
+use fairsight::{Analysis, DEFAULT_DEPTH, DEFAULT_MULTIPV, Limit, Settings, pgn};
 
 use super::{
     engine::{Engine, default_engine},

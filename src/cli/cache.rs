@@ -1,7 +1,7 @@
 //! `--cache DIR`: analysed chunks kept on disk, so analysing the same games again with
 //! the same engine build and settings costs nothing (the page's IndexedDB cache, natively).
 //!
-//! The key is the core's [`fairsight::engine::cache_key`] (the page's too) with the engine
+//! The key is the core's [`fairsight::cache_key`] (the page's too) with the engine
 //! build and name as its identity: the hash size and the job itself (start position,
 //! moves, plies searched, limit, lines, node cap, screening depth) without its index in
 //! the input, so the same game in another file, or in a bigger file, still hits.
@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use fairsight::engine::{Job, JobResult};
+use fairsight::{Job, JobResult};
 use serde::{Deserialize, Serialize};
 
 /// A directory of cached job results.
@@ -49,7 +49,7 @@ impl Cache {
     }
 
     fn key(&self, job: &Job) -> String {
-        fairsight::engine::cache_key(job, &self.engine, self.hash_mb)
+        fairsight::cache_key(job, &self.engine, self.hash_mb)
     }
 
     fn path(&self, key: &str) -> PathBuf {
@@ -86,10 +86,7 @@ impl Cache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fairsight::{
-        pgn,
-        plan::{self, Settings},
-    };
+    use fairsight::{Settings, pgn};
 
     #[test]
     fn entries_round_trip_and_keys_depend_on_engine_settings_and_job() {
@@ -99,7 +96,7 @@ mod tests {
             chunk_plies: 2,
             ..Settings::default()
         };
-        let jobs = plan::jobs(&game, &s);
+        let jobs = fairsight::jobs(&game, &s);
         let cache = Cache::open(&dir, "build", "SF", 16).unwrap();
         let result = JobResult {
             id: jobs[0].id,
@@ -115,7 +112,7 @@ mod tests {
         assert_eq!(cache.get(&moved).unwrap().id.game, 7);
         // Other settings, engine or hash miss.
         s.multipv = 2;
-        assert!(cache.get(&plan::jobs(&game, &s)[0]).is_none());
+        assert!(cache.get(&fairsight::jobs(&game, &s)[0]).is_none());
         let other = Cache::open(&dir, "build", "SF", 32).unwrap();
         assert!(other.get(&jobs[0]).is_none());
         // A corrupt entry is a miss, not an error.

@@ -28,14 +28,8 @@ use std::{
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
 use fairsight::{
-    analysis::Analysis,
-    book,
-    book::{Book, NoBook},
-    engine::{JobId, JobResult, PositionAnalysis, PvLine, Search},
-    plan::{DEFAULT_DEPTH, DEFAULT_MULTIPV, Settings},
-    record::EngineInfo,
-    report::Report,
-    uci::{Bound, Limit, Score},
+    Analysis, Book, Bound, DEFAULT_DEPTH, DEFAULT_MULTIPV, EngineInfo, JobId, JobResult, Limit,
+    NoBook, PositionAnalysis, PvLine, Report, Score, Search, Settings, load_book,
 };
 use serde::{Deserialize, Serialize};
 
@@ -654,7 +648,7 @@ impl Manifest {
 
 fn book_for(settings: &Settings) -> Result<Box<dyn Book + Send + Sync>> {
     Ok(match settings.book.as_str() {
-        "builtin" => book::load(super::BUILTIN_BOOK).context("the built-in opening book")?,
+        "builtin" => load_book(super::BUILTIN_BOOK).context("the built-in opening book")?,
         "none" => Box::new(NoBook),
         other => bail!("corpus games use the built-in book or none, not {other}"),
     })

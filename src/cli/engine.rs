@@ -15,11 +15,7 @@ use std::{
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
-use fairsight::{
-    engine::{Job, JobResult},
-    plan::Settings,
-    session::Session,
-};
+use fairsight::{Job, JobResult, Session, Settings};
 
 /// How long the handshake may take (node starting Stockfish.wasm takes well under 1 s).
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);

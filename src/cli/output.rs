@@ -4,8 +4,8 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use fairsight::{
+    Report,
     render::{self, matchlog},
-    report::Report,
 };
 
 use super::args::{AnalyzeArgs, Validated};
@@ -32,8 +32,8 @@ pub(crate) fn write_outputs(args: &AnalyzeArgs, v: &Validated, report: &Report) 
     }
     if let Some(path) = &args.pgn {
         let text = match &v.crafty {
-            Some(opts) => render::crafty::crafty_annotate(report, opts),
-            None => render::pgn::annotated_pgn(report),
+            Some(opts) => render::crafty_annotate(report, opts),
+            None => render::annotated_pgn(report),
         };
         write_to(path, &text)?;
     }

@@ -10,11 +10,7 @@ use std::{
 };
 
 use anyhow::Result;
-use fairsight::{
-    engine::{Job, JobId, JobResult},
-    plan::Settings,
-    record::EngineInfo,
-};
+use fairsight::{EngineInfo, Job, JobId, JobResult, Settings};
 
 use super::{
     cache,

@@ -34,15 +34,15 @@ pub struct Line {
     pub pv: Vec<String>,
 }
 
-/// How bad a move was, by the mover's win-% drop (lichess thresholds in [`eval`]).
+/// How bad a move was, by the mover's win-% drop (lichess thresholds in `eval`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Judgement {
-    /// Drop ≥ [`eval::INACCURACY_DROP`]: PGN `$6`.
+    /// Drop ≥ `eval::INACCURACY_DROP`: PGN `$6`.
     Inaccuracy,
-    /// Drop ≥ [`eval::MISTAKE_DROP`]: PGN `$2`.
+    /// Drop ≥ `eval::MISTAKE_DROP`: PGN `$2`.
     Mistake,
-    /// Drop ≥ [`eval::BLUNDER_DROP`]: PGN `$4`.
+    /// Drop ≥ `eval::BLUNDER_DROP`: PGN `$4`.
     Blunder,
 }
 
@@ -103,7 +103,7 @@ pub struct MoveFeatures {
     pub gap_better: Option<i32>,
     /// Centipawns the played move is above the next-worse line.
     pub gap_worse: Option<i32>,
-    /// The best move is the only good one (second line ≥ [`ONLY_MOVE_WIN_GAP`] win % worse).
+    /// The best move is the only good one (second line ≥ `ONLY_MOVE_WIN_GAP` win % worse).
     pub only_move: Option<bool>,
     /// The played move's evaluation at each depth 1..D (mover's side, cp; mates ±1000),
     /// `None` where it was not among the lines at that depth.

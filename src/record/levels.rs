@@ -3,7 +3,7 @@
 //! amplitude, plus a cubic fit of the shape and the trend label rule.
 //!
 //! ```
-//! use fairsight::record::levels::{Levels, Trend};
+//! use fairsight::fit::{Levels, Trend};
 //! // A move the engine disliked at low depth and came to like: ascending.
 //! let evals = [Some(-150), Some(-140), Some(-120), Some(-100), Some(-90), Some(-60),
 //!              Some(-40), Some(-20), Some(-10), Some(0), Some(0), Some(0)];
@@ -46,7 +46,7 @@ impl Trend {
 pub struct Levels {
     /// `L[d] = v_played(d) − v_best(final)`, pawns, mover's side, depth 1..D (gaps filled).
     pub raw: Vec<f64>,
-    /// `raw` smoothed ([`filtfilt3`]) and divided by its largest magnitude (all zero when
+    /// `raw` smoothed (`filtfilt3`) and divided by its largest magnitude (all zero when
     /// that is zero): the shape, in −1..1.
     pub shape: Vec<f64>,
     /// The largest magnitude of the smoothed levels, pawns.

@@ -1,7 +1,7 @@
 //! A [`Report`] in Crafty's `annotate` format ([`crafty_annotate`]).
 //!
 //! ```
-//! assert_eq!(fairsight::render::crafty::parse_move_range("20-33"), Ok((20, 33)));
+//! assert_eq!(fairsight::render::parse_move_range("20-33"), Ok((20, 33)));
 //! ```
 
 use std::fmt;

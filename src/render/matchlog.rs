@@ -30,7 +30,7 @@
 //!   the value (promotions are written `e8Q`).
 //!
 //! ```
-//! use fairsight::{record::screening::{MatchType, ScreeningMove}, render::matchlog::log_line};
+//! use fairsight::{MatchType, ScreeningMove, Side, render::matchlog::log_line};
 //! let m = ScreeningMove {
 //!     bits: "111011".into(),
 //!     match_type: MatchType::Main,
@@ -38,7 +38,7 @@
 //!     ..ScreeningMove::default()
 //! };
 //! assert_eq!(
-//!     log_line("Carlsen", 23, fairsight::game::Side::White, "Nf5", &m),
+//!     log_line("Carlsen", 23, Side::White, "Nf5", &m),
 //!     "Carlsen 111011 MAIN MATCH (23.Nf5), delta = 0.35"
 //! );
 //! ```

@@ -1,12 +1,22 @@
 //! Every text output of a report, above the report it renders: annotated PGN
-//! ([`pgn`]), Crafty's `annotate` output ([`crafty`]), Regan's log and results file
-//! ([`matchlog`]) and the CLI's table ([`table`]). Pure: the caller writes the text
-//! wherever it goes.
+//! ([`annotated_pgn`]), Crafty's `annotate` output ([`crafty_annotate`]), Regan's log and
+//! results file ([`matchlog`]) and the CLI's table ([`player_table`]); and the small rules
+//! the page shares (move numbers, NAG symbols). Pure: the caller writes the text wherever
+//! it goes.
+//!
+//! A public namespace of the crate: its functions read best with it (`render::annotated_pgn`,
+//! `matchlog::log`).
 
-pub mod crafty;
+mod crafty;
 pub mod matchlog;
-pub mod pgn;
-pub mod table;
+mod pgn;
+mod table;
+
+pub use crafty::{
+    CraftyError, CraftyOptions, CraftyOutput, crafty_annotate, crafty_output, parse_move_range,
+};
+pub use pgn::annotated_pgn;
+pub use table::player_table;
 
 use std::str::FromStr;
 

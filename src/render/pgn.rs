@@ -2,9 +2,9 @@
 //! ([`annotated_pgn`]); the movetext helpers [`crate::render::crafty`] shares.
 //!
 //! ```
-//! use fairsight::{analysis::Analysis, render, plan::Settings, record::EngineInfo};
+//! use fairsight::{Analysis, EngineInfo, Settings, render};
 //! let a = Analysis::from_pgn("[White \"Ann\"]\n[Black \"Bob\"]\n\n1. e4 e5 *", Settings::default());
-//! let pgn = render::pgn::annotated_pgn(&a.report(EngineInfo::default()));
+//! let pgn = render::annotated_pgn(&a.report(EngineInfo::default()));
 //! assert!(pgn.starts_with("[White \"Ann\"]\n[Black \"Bob\"]\n[Annotator \"fairsight\"]\n\n1. e4 e5 "));
 //! assert!(pgn.ends_with(" *\n"));
 //! //! ```

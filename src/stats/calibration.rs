@@ -117,6 +117,10 @@ pub struct Evidence {
 
 /// Why a player has no z-scores, and so no verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(
+    clippy::enum_variant_names,
+    reason = "read as `Unscreened::NoRating`: what the player lacks"
+)]
 pub enum Unscreened {
     /// No calibration table applies to the report's engine build and settings.
     NoCalibration,

@@ -54,7 +54,9 @@ pub fn badness(values: &[f64]) -> Vec<f64> {
     values.iter().map(|v| v1.abs() + (v1 - v).abs()).collect()
 }
 
-/// The RFP's move probabilities at competence `c`.
+/// The RFP's move probabilities at competence `c` ([`Posterior::update`] works in their
+/// logarithms; the tests check this form by hand).
+#[cfg(test)]
 pub fn probabilities(values: &[f64], c: f64) -> Vec<f64> {
     let w = badness(values);
     // Relative to the best move's weight, for range: (κ+w_j)^−c / (κ+w_1)^−c.

@@ -2,7 +2,7 @@
 //!
 //! In a position whose candidate moves have scaled differences `δ_i` from the best
 //! (`δ = |F(v_best) − F(v_i)|`, `F(x) = sign(x)·ln(1+|x|)`, pawns, mover's side; see
-//! [`crate::eval::regan_delta`]), a player of *sensitivity* `s` and *consistency* `c`
+//! `eval::regan_delta`), a player of *sensitivity* `s` and *consistency* `c`
 //! chooses move `i` with probability `p_i` where
 //!
 //! `p_i = p_0^{r_i}`, `r_i = exp((δ_i / s)^c)`, and `Σ p_i = 1`

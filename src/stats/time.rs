@@ -47,11 +47,11 @@ pub struct TimeStats {
     pub sd: Option<f64>,
     /// Coefficient of variation, SD / mean.
     pub cv: Option<f64>,
-    /// The lowest CV of any [`WINDOW`] consecutive timed moves within one game.
+    /// The lowest CV of any `WINDOW` consecutive timed moves within one game.
     pub min_window_cv: Option<f64>,
     /// Ply number where that window starts (in its game).
     pub min_window_ply: Option<u32>,
-    /// Moves faster than [`FAST_SECONDS`].
+    /// Moves faster than `FAST_SECONDS`.
     pub fast_moves: usize,
     /// Pearson correlation of seconds spent with the number of good alternatives.
     pub difficulty_correlation: Option<f64>,

@@ -2,7 +2,7 @@
 //! corpus, and its evaluation on the test split (see `models/README.md`).
 //!
 //! - `assess fit`: every game side of the train split becomes a row of signals
-//!   ([`fairsight::model::assessment::SIGNALS`]) labelled engine-assisted (both sides of
+//!   ([`fairsight::fit::SIGNALS`]) labelled engine-assisted (both sides of
 //!   engine games, the switched side of switched games) or not (both sides of human
 //!   games). For each kind of input (rated or not, clocks or not) logistic regression and
 //!   a random forest (smartcore) are cross-validated with folds grouped by game and by
@@ -27,17 +27,11 @@ use std::{
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use fairsight::{
-    analysis::signals::{side_signals, tag_rating},
-    game::Side,
-    model::{
-        assessment::{
-            AssessmentModel, CLOCK_SIGNALS, Expert, HumanRange, Level, RATED_SIGNALS, SIGNALS,
-            Signals, Variant, model_value,
-        },
-        classifier::Model,
+    AssessmentModel, Calibration, GameReport, Side,
+    fit::{
+        AssessmentVariant, CLOCK_SIGNALS, Expert, HumanRange, Level, Model, RATED_SIGNALS, SIGNALS,
+        Signals, model_value, side_signals, tag_rating,
     },
-    report::GameReport,
-    stats::calibration::Calibration,
 };
 
 use super::{
@@ -129,16 +123,14 @@ pub fn run(cmd: AssessCmd) -> Result<()> {
         AssessCmd::Probabilities(a) => {
             let text = std::fs::read_to_string(&a.report)
                 .with_context(|| format!("cannot read {}", a.report.display()))?;
-            let report = fairsight::report::Report::from_json(&text).map_err(|e| {
+            let report = fairsight::Report::from_json(&text).map_err(|e| {
                 anyhow::anyhow!("{}: not a fairsight report: {e}", a.report.display())
             })?;
             let mut slot = None;
             let model = load_model(a.model.as_ref(), &mut slot)?;
             println!(
                 "{}",
-                serde_json::to_string(&fairsight::analysis::signals::assessment_probabilities(
-                    model, &report
-                ))?
+                serde_json::to_string(&fairsight::fit::assessment_probabilities(model, &report))?
             );
             Ok(())
         }
@@ -753,7 +745,7 @@ fn fit_variants(
     n_folds: usize,
     trees: u16,
     seed: u64,
-) -> Result<(Vec<Variant>, Vec<HumanRange>, String)> {
+) -> Result<(Vec<AssessmentVariant>, Vec<HumanRange>, String)> {
     let train_humans: Vec<&Row> = all
         .iter()
         .filter(|r| r.split == Split::Train && !r.engine())
@@ -944,7 +936,7 @@ fn fit_variants(
                 .map(|(r, s)| (row_key(r), *s))
                 .collect(),
         );
-        let mut variant = Variant {
+        let mut variant = AssessmentVariant {
             rated,
             clocks,
             features: features.clone(),
@@ -1244,18 +1236,13 @@ fn pseudo_players(
                     .into_iter()
                     .filter(|s| g.sides.get(*s).player == name)
                     .filter_map(|s| {
-                        side_signals(
-                            g,
-                            s,
-                            fairsight::analysis::signals::tag_rating(g, s),
-                            calibration,
-                        )
+                        side_signals(g, s, fairsight::fit::tag_rating(g, s), calibration)
                     })
                     .collect::<Vec<_>>()
             })
             .collect();
         // Engine games' clocks are never used (see `rows`).
-        let a = fairsight::analysis::signals::player_signals(p, &side_signals_of)
+        let a = fairsight::fit::player_signals(p, &side_signals_of)
             .map(|s| match kind {
                 Kind::TopEngine | Kind::WeakEngine => s.without(&CLOCK_SIGNALS),
                 _ => s,

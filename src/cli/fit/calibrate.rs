@@ -12,13 +12,9 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use fairsight::{
-    game::Side,
+    Calibration, Report, Side,
+    fit::{Band, regan},
     pgn,
-    report::Report,
-    stats::{
-        calibration::{Band, Calibration},
-        regan,
-    },
 };
 
 #[derive(Subcommand)]
@@ -170,7 +166,7 @@ fn fit(a: FitArgs) -> Result<()> {
             for (side, tag) in [(Side::White, "WhiteElo"), (Side::Black, "BlackElo")] {
                 let Some(e) = elo(&g.tags, tag) else { continue };
                 let Some(k) = band_of(e) else { continue };
-                let t = fairsight::stats::regan::side_sample(g.index, &g.plies, side);
+                let t = regan::side_sample(g.index, &g.plies, side);
                 if !t.is_empty() {
                     ratings[k].push(e);
                     samples[k].extend(t);
@@ -269,7 +265,7 @@ fn validate(a: ValidateArgs) -> Result<()> {
         for g in report.games.iter().filter(|g| g.error.is_none()) {
             for (side, tag) in [(Side::White, "WhiteElo"), (Side::Black, "BlackElo")] {
                 let rating = elo(&g.tags, tag).map(f64::from).or(a.unrated_as);
-                let sample = fairsight::stats::regan::side_sample(g.index, &g.plies, side);
+                let sample = regan::side_sample(g.index, &g.plies, side);
                 let (Some(r), true) = (rating, sample.len() >= a.min_moves) else {
                     skipped += 1;
                     continue;

@@ -14,7 +14,7 @@ use std::{fmt::Write as _, path::PathBuf};
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use fairsight::{game::Game, pgn};
+use fairsight::{Game, pgn};
 
 #[derive(Subcommand)]
 pub enum TrainCmd {
@@ -138,25 +138,23 @@ pub fn run(cmd: TrainCmd) -> Result<()> {
 fn probabilities(a: ProbabilitiesArgs) -> Result<()> {
     let text = std::fs::read_to_string(&a.report)
         .with_context(|| format!("reading {}", a.report.display()))?;
-    let report = fairsight::report::Report::from_json(&text)
+    let report = fairsight::Report::from_json(&text)
         .map_err(|e| anyhow::anyhow!("{}: not a fairsight report: {e}", a.report.display()))?;
     let own;
     let model = match &a.model {
         Some(path) => {
             let t = std::fs::read_to_string(path)
                 .with_context(|| format!("reading {}", path.display()))?;
-            own = fairsight::model::classifier::Classifier::from_json(&t)
+            own = fairsight::Classifier::from_json(&t)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
             &own
         }
-        None => fairsight::model::classifier::Classifier::builtin()
+        None => fairsight::Classifier::builtin()
             .context("no move classifier is built in (models/move-classifier.json)")?,
     };
     println!(
         "{}",
-        serde_json::to_string(&fairsight::analysis::signals::classifier_probabilities(
-            model, &report
-        ))?
+        serde_json::to_string(&fairsight::fit::classifier_probabilities(model, &report))?
     );
     Ok(())
 }
@@ -211,13 +209,13 @@ pub fn cut_game(g: &Game, from: usize, to: usize) -> String {
     let mut body = String::new();
     for (i, p) in g.plies[from.min(to)..to].iter().enumerate() {
         match p.side {
-            fairsight::game::Side::White => {
+            fairsight::Side::White => {
                 let _ = write!(body, "{}. ", p.move_number);
             }
-            fairsight::game::Side::Black if i == 0 => {
+            fairsight::Side::Black if i == 0 => {
                 let _ = write!(body, "{}... ", p.move_number);
             }
-            fairsight::game::Side::Black => {}
+            fairsight::Side::Black => {}
         }
         body.push_str(&p.san);
         if let Some(c) = p.clock {

@@ -6,13 +6,8 @@ use std::{collections::BTreeMap, fmt::Write as _, path::PathBuf};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use fairsight::{
-    game::Side,
-    model::{
-        classifier::{Baseline, Classifier, Model, Node},
-        vector::{FEATURE_NAMES, move_vector},
-    },
-    record::levels::{Levels, Trend},
-    report::Report,
+    Classifier, Report, Side,
+    fit::{Baseline, FEATURE_NAMES, Levels, Model, Node, Trend, move_vector},
 };
 use smartcore::{
     ensemble::random_forest_classifier::{
@@ -590,7 +585,7 @@ fn trend_svc(rows: &[Row], per_class: usize, seed: u64) -> Result<(usize, usize,
     let len = rows.iter().map(|r| r.shape.len()).max().unwrap_or(0);
     let mut by: [Vec<&Row>; 3] = [Vec::new(), Vec::new(), Vec::new()];
     for r in rows.iter().filter(|r| r.shape.len() == len) {
-        let k = match fairsight::record::levels::trend_rule(&r.shape, r.amplitude) {
+        let k = match fairsight::fit::trend_rule(&r.shape, r.amplitude) {
             Trend::Ascending => 0,
             Trend::Descending => 1,
             Trend::Other => 2,
@@ -773,7 +768,7 @@ pub fn fit(args: FitArgs) -> Result<()> {
     let _ = writeln!(
         card,
         "Data (candidate moves: analysed, within {} cp of the best or better):\n",
-        fairsight::model::vector::CANDIDATE_LOSS_CP
+        fairsight::fit::CANDIDATE_LOSS_CP
     );
     let _ = writeln!(card, "| | count |\n| --- | --- |");
     for (k, v) in &counts {
