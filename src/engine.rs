@@ -208,6 +208,14 @@ pub struct JobResult {
 }
 
 impl JobResult {
+    /// A cached result as the answer to `job`: the same searches, under the job's id (its
+    /// game and chunk index in this input; the cache key leaves the id out, so one result
+    /// answers the same positions in any input). The CLI's `--cache` and the page's
+    /// IndexedDB both use it.
+    pub fn rebound(self, job: &Job) -> JobResult {
+        JobResult { id: job.id, ..self }
+    }
+
     /// Engine milliseconds summed over every recorded search.
     pub fn engine_time_ms(&self) -> u64 {
         self.positions

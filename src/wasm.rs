@@ -86,18 +86,47 @@ pub fn win_percent(score: JsValue) -> Option<f64> {
     Some(crate::eval::score_win_percent(score))
 }
 
+/// A ply's side as the report writes it: `"black"`, else White.
+fn side_of(side: &str) -> Side {
+    if side == "black" {
+        Side::Black
+    } else {
+        Side::White
+    }
+}
+
 /// A line of SAN moves with move numbers from a ply (`moveNumber`, `side`: `"white"` or
 /// `"black"`), Black's first move as `12… Nc6`: the core's numbering, as in the
 /// annotated PGN.
 #[wasm_bindgen(js_name = pvText)]
 pub fn pv_text(move_number: u32, side: &str, sans: Vec<String>) -> String {
-    let side = if side == "black" {
-        Side::Black
-    } else {
-        Side::White
-    };
     let sans: Vec<&str> = sans.iter().map(String::as_str).collect();
-    crate::render::numbered_moves(move_number, side, &sans, "…").join(" ")
+    crate::render::numbered_moves(move_number, side_of(side), &sans, "…").join(" ")
+}
+
+/// A ply's move number as written before its move (`moveNumber`, `side`: `"white"` or
+/// `"black"`): `8.` for White, `8…` for Black, the core's numbering; `?` for the number
+/// when it is missing or not a move number (a report edited by hand).
+#[wasm_bindgen(js_name = moveNumber)]
+pub fn move_number(move_number: Option<f64>, side: &str) -> String {
+    let side = side_of(side);
+    match move_number.filter(|n| n.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(n)) {
+        Some(n) => crate::render::move_number(n as u32, side, "…"),
+        None => crate::render::move_number("?", side, "…"),
+    }
+}
+
+/// A cached result (JSON) as the answer to a job (JSON, from `Analyzer.jobJson`): the
+/// same searches under the job's id, the core's rule shared with the CLI's `--cache`
+/// (see `JobResult::rebound`). A `JsError` when either is not what it should be (a stale
+/// entry: analyse again).
+#[wasm_bindgen(js_name = rebindResult)]
+pub fn rebind_result(result_json: &str, job_json: &str) -> Result<String, JsError> {
+    let job: Job =
+        serde_json::from_str(job_json).map_err(|e| JsError::new(&format!("bad job: {e}")))?;
+    let result: JobResult =
+        serde_json::from_str(result_json).map_err(|e| JsError::new(&format!("bad result: {e}")))?;
+    serde_json::to_string(&result.rebound(&job)).map_err(|e| JsError::new(&e.to_string()))
 }
 
 /// The meaning of the move NAGs the page shows, from the core: `{symbols: {nag: text},

@@ -4,8 +4,8 @@
 #![cfg(target_arch = "wasm32")]
 
 use fairsight::wasm::{
-    Analyzer, EngineSession, annotate_report, cache_key, nag_table, normalise_report, pv_text,
-    win_percent,
+    Analyzer, EngineSession, annotate_report, cache_key, move_number, nag_table, normalise_report,
+    pv_text, rebind_result, win_percent,
 };
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
@@ -132,6 +132,23 @@ fn a_session_fed_engine_lines_produces_the_report() {
 
     ok(a.add_result_json(&result));
     assert_eq!(a.done_positions(), 2);
+    // The page's cache: the same game second in another input has the same key, and the
+    // cached result answers it under that job's id (the CLI's --cache rule).
+    let mut b = ok(Analyzer::new("1. d4 *\n\n1. e4 e5 *", settings(), None));
+    let job_b = ok(b.job_json(1));
+    assert_eq!(
+        ok(cache_key(&job_b, "build", 16)),
+        ok(cache_key(&ok(a.job_json(0)), "build", 16))
+    );
+    let rebound = ok(rebind_result(&result, &job_b));
+    let json = |s: &str| serde_json::from_str::<serde_json::Value>(s).expect("JSON");
+    assert_eq!(json(&rebound)["id"], json(&job_b)["id"]);
+    assert_ne!(json(&rebound)["id"], json(&result)["id"]);
+    assert_eq!(json(&rebound)["positions"], json(&result)["positions"]);
+    ok(b.add_result_json(&rebound));
+    assert_eq!(b.done_positions(), 2);
+    assert!(rebind_result("{}", &job_b).is_err(), "a stale entry");
+    assert!(rebind_result(&result, "not a job").is_err());
     a.set_engine("Recorded 1", "transcript");
     let json = a.report_json();
     let report: serde_json::Value = serde_json::from_str(&json).expect("report JSON");
@@ -163,6 +180,11 @@ fn the_pages_rules_are_the_cores() {
     assert_eq!(win_percent(obj(r#"{"cp":0}"#)), Some(50.0));
     assert_eq!(win_percent(obj(r#"{"pawns":1}"#)), None);
     // Move numbers: as in the annotated PGN, Black's first move numbered.
+    assert_eq!(move_number(Some(8.0), "white"), "8.");
+    assert_eq!(move_number(Some(8.0), "black"), "8…");
+    assert_eq!(move_number(None, "black"), "?…");
+    assert_eq!(move_number(Some(8.5), "white"), "?.");
+    assert_eq!(move_number(Some(-1.0), "white"), "?.");
     let sans = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     assert_eq!(
         pv_text(12, "black", sans(&["Nc6", "Bb5", "a6"])),

@@ -8,13 +8,14 @@ import init, {
   cacheKey,
   modelsApplying,
   normaliseReport,
+  rebindResult,
   screeningText,
   version,
 } from './pkg/fairsight.js';
 import { Chessground } from './pkg/chessground/chessground.min.js';
 import { renderGame, renderGameList, renderMoveMap, renderPlayers, renderSummary } from './view/index.js';
 import { BUILDS, EnginePool, defaultWorkers } from './pool.js';
-import { JobCache, rebind } from './cache.js';
+import { JobCache } from './cache.js';
 import { buildShell } from './shell.js';
 
 const $ = (id) => document.getElementById(id);
@@ -300,7 +301,7 @@ async function analyse(text) {
     const hit = await state.cache.get(keys[i]);
     if (hit) {
       try {
-        analyzer.addResultJson(rebind(hit.result, jobs[i]));
+        analyzer.addResultJson(rebindResult(hit.result, jobs[i]));
         engineName ??= hit.name;
         continue;
       } catch {

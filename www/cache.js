@@ -2,7 +2,8 @@
 // build and settings is instant. The key is the core's `cacheKey` (the CLI's `--cache`
 // rule): the engine build, the hash size and the job itself (start position, moves,
 // plies searched, limit, lines) without its index in the input, so the same game
-// analysed again in another file still hits. Values are the core's result JSON.
+// analysed again in another file still hits. Values are the core's result JSON, given
+// back to a job through the core's `rebindResult` (its id, as the CLI's cache does).
 // Everything stays in this browser.
 
 const DB = 'fairsight';
@@ -13,13 +14,6 @@ function request(req) {
     req.onsuccess = () => resolve(req.result);
     req.onerror = () => reject(req.error);
   });
-}
-
-/** Rewrites a cached result for the job it now answers (its game and chunk index). */
-export function rebind(resultJson, jobJson) {
-  const result = JSON.parse(resultJson);
-  result.id = JSON.parse(jobJson).id;
-  return JSON.stringify(result);
 }
 
 export class JobCache {

@@ -61,10 +61,7 @@ impl Cache {
         let key = self.key(job);
         let text = std::fs::read_to_string(self.path(&key)).ok()?;
         let entry: Entry = serde_json::from_str(&text).ok()?;
-        (entry.key == key).then_some(JobResult {
-            id: job.id,
-            ..entry.result
-        })
+        (entry.key == key).then(|| entry.result.rebound(job))
     }
 
     /// Stores a finished job's result (written to a temporary file, then renamed, so a

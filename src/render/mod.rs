@@ -18,7 +18,7 @@ pub use crafty::{
 pub use pgn::annotated_pgn;
 pub use table::player_table;
 
-use std::str::FromStr;
+use std::{fmt::Display, str::FromStr};
 
 use crate::{game::Side, record::features::Judgement};
 
@@ -40,6 +40,15 @@ pub fn judgement_symbol(j: Judgement) -> &'static str {
     nag_symbol(j.nag()).unwrap_or_default()
 }
 
+/// A move's number as written before it: `12.` for White, `12...` for Black
+/// (`black_mark` after the number: `...` in PGN, `…` on the page).
+pub fn move_number(number: impl Display, side: Side, black_mark: &str) -> String {
+    match side {
+        Side::White => format!("{number}."),
+        Side::Black => format!("{number}{black_mark}"),
+    }
+}
+
 /// A move with its number: `12. Nf3` for White; for Black `12... Nc6` when
 /// `number_black` (the first move of a line, or after a comment), else `Nc6`.
 pub fn numbered_move(
@@ -50,9 +59,8 @@ pub fn numbered_move(
     black_mark: &str,
 ) -> String {
     match side {
-        Side::White => format!("{number}. {san}"),
-        Side::Black if number_black => format!("{number}{black_mark} {san}"),
-        Side::Black => san.to_owned(),
+        Side::Black if !number_black => san.to_owned(),
+        _ => format!("{} {san}", move_number(number, side, black_mark)),
     }
 }
 
@@ -233,4 +241,22 @@ pub(crate) mod test_support {
     }
 
     pub(crate) const NONE_ANALYSED: &str = "{White: no moves analysed} {Black: no moves analysed}";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn move_numbers_as_written_before_a_move() {
+        assert_eq!(move_number(8, Side::White, "..."), "8.");
+        assert_eq!(move_number(8, Side::Black, "..."), "8...");
+        assert_eq!(move_number(8, Side::Black, "…"), "8…");
+        assert_eq!(numbered_move(8, Side::White, "Nf3", false, "..."), "8. Nf3");
+        assert_eq!(
+            numbered_move(8, Side::Black, "Nc6", true, "..."),
+            "8... Nc6"
+        );
+        assert_eq!(numbered_move(8, Side::Black, "Nc6", false, "..."), "Nc6");
+    }
 }

@@ -89,6 +89,11 @@ test('analyses a short game, flags the known blunder, and equals the CLI report'
   await page.locator('#game .blunder').first().click();
   const panel = await page.textContent('#game');
   assert.match(panel, /Bxd1/);
+  // Its heading numbers it as the core does (moveNumber): `4… g6` for a Black move.
+  const first = plies.find((p) => p.judgement === 'blunder');
+  const heading = await page.locator('#game h3 .san').first().textContent();
+  const number = `${first.moveNumber}${first.side === 'black' ? '…' : '.'}`;
+  assert.ok(heading.startsWith(`${number} ${first.san}`), heading);
   // Its comment was only a clock command: shown as the time spent, never as "[%clk …]".
   assert.ok(!panel.includes('[%'), 'comments are shown without their [%…] commands');
   // NAGs only for errors; the page's own marks, with a legend, for the rest.

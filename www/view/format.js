@@ -7,7 +7,13 @@
 // best moves and judgements, and the rules that are not in it (win chance, move
 // numbering, NAG symbols) come from the core through its bindings.
 
-import { commentText as coreCommentText, nagTable, pvText as numberedLine, winPercent } from '../pkg/fairsight.js';
+import {
+  commentText as coreCommentText,
+  moveNumber,
+  nagTable,
+  pvText as numberedLine,
+  winPercent,
+} from '../pkg/fairsight.js';
 
 export const DASH = '–';
 
@@ -107,10 +113,10 @@ export function judgementOf(ply) {
   return JUDGEMENTS.includes(ply?.judgement) ? ply.judgement : null;
 }
 
-/** `8.` for White, `8…` for Black. */
+/** `8.` for White, `8…` for Black (the core's numbering; `?` for a missing number). */
 export function moveNo(ply) {
-  const n = isNum(ply?.moveNumber) ? ply.moveNumber : '?';
-  return ply?.side === 'black' ? `${n}…` : `${n}.`;
+  const side = ply?.side === 'black' ? 'black' : 'white';
+  return moveNumber(isNum(ply?.moveNumber) ? ply.moveNumber : undefined, side);
 }
 
 /** A principal variation in SAN with move numbers, starting from `ply`'s position (the core's numbering). */
