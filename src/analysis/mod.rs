@@ -604,6 +604,66 @@ mod tests {
         assert!(other.games[0].sides.white.assessment.is_none());
     }
 
+    /// A result in which, before ply `until`, the engine's first line is another legal
+    /// move 100 cp better for the mover than the played one (second line); from `until`
+    /// on the played move is the only line.
+    fn result_with_early_losses(job: &Job, until: usize) -> JobResult {
+        use shakmaty::{Position, uci::UciMove};
+        let mut r = fake_result(job, |_| 10);
+        for p in &mut r.positions {
+            if p.ply_index >= until {
+                continue;
+            }
+            let mut pos = shakmaty::Chess::default();
+            for m in &job.moves[..p.ply_index] {
+                let m = m.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+                pos.play_unchecked(m);
+            }
+            let played = p.search.lines[0].pv[0].clone();
+            let other = pos
+                .legal_moves()
+                .iter()
+                .map(|m| m.to_uci(shakmaty::CastlingMode::Standard).to_string())
+                .find(|m| *m != played)
+                .unwrap();
+            let mut best = p.search.lines[0].clone();
+            best.pv = vec![other.clone()];
+            // Scores are White's: 100 cp better for the mover.
+            best.score = Score::Cp(if p.ply_index % 2 == 0 { 110 } else { -90 });
+            p.search.lines[0].multipv = 2;
+            p.search.lines.insert(0, best);
+            p.search.bestmove = Some(other);
+        }
+        r
+    }
+
+    #[test]
+    fn a_sides_later_half_signals_are_its_last_counted_moves() {
+        let pgn = "[White \"Ann\"]\n[Black \"Bob\"]\n\n1. e4 e5 2. Nf3 d6 3. d4 Bg4 4. dxe5 Bxf3 \
+                   5. Qxf3 dxe5 6. Bc4 Nf6 7. Qb3 Qe7 8. Nc3 c6 9. Bg5 b5 10. Nxb5 cxb5 *";
+        let mut a = Analysis::from_pgn(pgn, Settings::default());
+        for j in a.jobs() {
+            a.add_result(result_with_early_losses(&j, 14));
+        }
+        let report = a.report(EngineInfo::default());
+        let g = &report.games[0];
+        for side in [Side::White, Side::Black] {
+            let losses: Vec<f64> = g
+                .plies
+                .iter()
+                .filter(|p| p.side == side && p.excluded.is_none() && p.searched)
+                .filter_map(|p| p.features.cp_loss.map(f64::from))
+                .collect();
+            let later = &losses[losses.len() / 2..];
+            let expected = later.iter().sum::<f64>() / later.len() as f64;
+            let whole = losses.iter().sum::<f64>() / losses.len() as f64;
+            assert!(whole > expected, "the test needs early losses: {losses:?}");
+            let s = signals::side_signals(g, side, None, None).unwrap();
+            assert_eq!(s.get("lateAcpl"), Some(expected));
+            assert_eq!(s.get("acpl"), Some(whole));
+        }
+    }
+
     #[test]
     fn report_covers_games_errors_sides_and_players() {
         let pgn = "[White \"Ann\"]\n[Black \"Bob\"]\n\n1. e4 e5 2. Nf3 *\n\n\

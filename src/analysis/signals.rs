@@ -7,7 +7,7 @@
 use crate::{
     game::Side,
     model::{
-        assessment::{AssessmentModel, Pooled, Signals},
+        assessment::{AssessmentModel, Late, Pooled, Signals},
         classifier::Classifier,
     },
     report::{GameReport, PlayerReport, Report},
@@ -50,7 +50,7 @@ pub fn side_signals(
         )
         .map(|z| (r, z))
     });
-    Signals::pooled(
+    let mut signals = Signals::pooled(
         Pooled {
             stats: &s.stats,
             classifier: s.classifier.as_ref(),
@@ -60,7 +60,19 @@ pub fn side_signals(
         },
         stretch,
         z.as_ref().map(|(r, z)| (*r, z)),
-    )
+    )?;
+    signals.set_late(side_late(game, side));
+    Some(signals)
+}
+
+/// The later half of a side's counted moves (those the accuracy statistics count).
+fn side_late(game: &GameReport, side: Side) -> Late {
+    let (samples, _) = crate::accuracy::samples(&game.plies, &Default::default(), side);
+    let moves: Vec<(f64, bool)> = samples
+        .iter()
+        .filter_map(|s| Some((f64::from(s.features.cp_loss?), s.features.is_best)))
+        .collect();
+    Late::of_moves(&moves)
 }
 
 /// The signals of a player over all their games: pooled statistics, z-scores against
@@ -72,7 +84,18 @@ pub fn player_signals(player: &PlayerReport, sides: &[Signals]) -> Option<Signal
         .filter_map(|s| s.get("stretch"))
         .fold(0.0_f64, f64::max);
     let bonferroni = libm::log10(sides.len().max(1) as f64);
-    Signals::pooled(
+    // Each side's later half had moves − ⌊moves/2⌋ moves.
+    let late = Late::pooled(
+        &sides
+            .iter()
+            .map(|s| Late {
+                acpl: s.get("lateAcpl"),
+                match_rate: s.get("lateMatch"),
+                moves: s.moves - s.moves / 2,
+            })
+            .collect::<Vec<_>>(),
+    );
+    let mut signals = Signals::pooled(
         Pooled {
             stats: &player.stats,
             classifier: player.classifier.as_ref(),
@@ -82,7 +105,9 @@ pub fn player_signals(player: &PlayerReport, sides: &[Signals]) -> Option<Signal
         },
         (best - bonferroni).max(0.0),
         player.rating.zip(player.z_scores.as_ref()),
-    )
+    )?;
+    signals.set_late(late);
+    Some(signals)
 }
 
 /// The probability of every ply of every game of a saved report, by game then ply

@@ -32,7 +32,7 @@ use crate::{
 };
 
 /// The signals, by name, in vector order.
-pub const SIGNALS: [&str; 14] = [
+pub const SIGNALS: [&str; 16] = [
     "classifier",
     "positiveRate",
     "acpl",
@@ -40,6 +40,8 @@ pub const SIGNALS: [&str; 14] = [
     "matchRate",
     "competence",
     "stretch",
+    "lateAcpl",
+    "lateMatch",
     "zMm",
     "zEv",
     "zAsd",
@@ -81,9 +83,62 @@ impl Signals {
             .and_then(|i| self.values[i])
     }
 
+    /// Sets the later-half signals ([`Late`]).
+    pub fn set_late(&mut self, late: Late) {
+        self.set("lateAcpl", late.acpl.map(|a| a.min(300.0)));
+        self.set("lateMatch", late.match_rate);
+    }
+
     fn set(&mut self, name: &str, v: Option<f64>) {
         if let Some(i) = SIGNALS.iter().position(|s| *s == name) {
             self.values[i] = v.filter(|x| x.is_finite());
+        }
+    }
+}
+
+/// ACPL and top-move match over the later half of a side's counted moves (the last
+/// ⌈n/2⌉): a player who turns to an engine part-way through a game plays its later half
+/// like one, which the whole game's averages dilute. Not a count: it does not grow with
+/// the game's length.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Late {
+    /// Average centipawn loss of those moves.
+    pub acpl: Option<f64>,
+    /// Share of them that were the engine's first choice.
+    pub match_rate: Option<f64>,
+    /// How many moves.
+    pub moves: usize,
+}
+
+impl Late {
+    /// From a side's counted moves in game order: each move's centipawn loss and whether
+    /// it was the engine's first choice.
+    pub fn of_moves(moves: &[(f64, bool)]) -> Late {
+        let later = &moves[moves.len() / 2..];
+        let n = later.len();
+        if n == 0 {
+            return Late::default();
+        }
+        Late {
+            acpl: Some(later.iter().map(|m| m.0).sum::<f64>() / n as f64),
+            match_rate: Some(later.iter().filter(|m| m.1).count() as f64 / n as f64),
+            moves: n,
+        }
+    }
+
+    /// A player's: the games' later halves pooled (means weighted by their moves).
+    pub fn pooled(sides: &[Late]) -> Late {
+        let mean = |f: fn(&Late) -> Option<f64>| {
+            let (sum, n) = sides
+                .iter()
+                .filter_map(|l| f(l).map(|v| (v * l.moves as f64, l.moves)))
+                .fold((0.0, 0), |(s, n), (v, m)| (s + v, n + m));
+            (n > 0).then(|| sum / n as f64)
+        };
+        Late {
+            acpl: mean(|l| l.acpl),
+            match_rate: mean(|l| l.match_rate),
+            moves: sides.iter().map(|l| l.moves).sum(),
         }
     }
 }
@@ -382,7 +437,7 @@ fn sigmoid(z: f64) -> f64 {
 /// competence), so that a linear model's log-odds can follow them; the rest as they are.
 pub fn model_value(signal: &str, v: f64) -> f64 {
     match signal {
-        "acpl" => libm::log(1.0 + v.max(0.0)),
+        "acpl" | "lateAcpl" => libm::log(1.0 + v.max(0.0)),
         "competence" => libm::log(v.max(0.01)),
         _ => v,
     }
@@ -645,6 +700,14 @@ pub fn describe(signal: &str, value: f64) -> (&'static str, String) {
             "time spent against difficulty (correlation)",
             format!("{value:+.2}"),
         ),
+        "lateAcpl" => (
+            "average centipawn loss in the later half of the moves",
+            format!("{value:.0}"),
+        ),
+        "lateMatch" => (
+            "engine top-move match in the later half of the moves",
+            pct(value),
+        ),
         _ => ("signal", format!("{value}")),
     }
 }
@@ -860,5 +923,48 @@ mod tests {
         let y = v.input(&signals(&[("matchRate", 0.9), ("acpl", 40.0)], None));
         assert!((v.raw(&y) - sigmoid(6.0)).abs() < 1e-12);
         assert_eq!(v.leading_expert(&y).unwrap().kind, "top engines");
+    }
+
+    #[test]
+    fn the_later_half_is_the_last_half_of_the_moves_and_players_pool_by_moves() {
+        // Five moves: the later half is the last three (⌈5/2⌉).
+        let moves = [
+            (90.0, false),
+            (60.0, false),
+            (0.0, true),
+            (10.0, true),
+            (20.0, false),
+        ];
+        let late = Late::of_moves(&moves);
+        assert_eq!(late.moves, 3);
+        assert!((late.acpl.unwrap() - 10.0).abs() < 1e-12);
+        assert!((late.match_rate.unwrap() - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!(Late::of_moves(&[]), Late::default());
+        // A player: one game of 3 later moves at ACPL 10, one of 1 at ACPL 50.
+        let other = Late {
+            acpl: Some(50.0),
+            match_rate: Some(0.0),
+            moves: 1,
+        };
+        let pooled = Late::pooled(&[late, other]);
+        assert_eq!(pooled.moves, 4);
+        assert!((pooled.acpl.unwrap() - 20.0).abs() < 1e-12);
+        assert!((pooled.match_rate.unwrap() - 0.5).abs() < 1e-12);
+        // Set on signals: capped like ACPL, named in the reasons' words.
+        let mut s = signals(&[], None);
+        s.set_late(Late {
+            acpl: Some(900.0),
+            match_rate: Some(0.25),
+            moves: 9,
+        });
+        assert_eq!(s.get("lateAcpl"), Some(300.0));
+        assert_eq!(s.get("lateMatch"), Some(0.25));
+        assert_eq!(
+            describe("lateMatch", 0.25),
+            (
+                "engine top-move match in the later half of the moves",
+                "25%".to_owned()
+            )
+        );
     }
 }

@@ -52,7 +52,12 @@ pub enum AssessCmd {
     /// game, player, kind, split, Elo tag, analysed moves, clocks, then each signal; empty
     /// where a signal is missing), for studying new signals and models outside fairsight.
     Rows(RowsArgs),
+    /// The depth study: the same games analysed at several settings (one corpus folder
+    /// each), compared by per-side AUC of the absolute signals and their combination.
+    Depth(depth::DepthArgs),
 }
+
+mod depth;
 
 #[derive(Args)]
 pub struct RowsArgs {
@@ -109,6 +114,7 @@ pub fn run(cmd: AssessCmd) -> Result<()> {
     match cmd {
         AssessCmd::Fit(a) => fit(a),
         AssessCmd::Eval(a) => eval(a),
+        AssessCmd::Depth(a) => depth::depth(a),
         AssessCmd::Rows(a) => {
             let text = rows_csv(&rows(&a.corpus)?);
             if a.out.as_os_str() == "-" {
@@ -590,7 +596,7 @@ const EXPERT_KINDS: [Kind; 3] = [Kind::TopEngine, Kind::WeakEngine, Kind::Switch
 /// Fewest out-of-fold AUC for an expert to be kept: one that can hardly tell its kind
 /// from clean humans would raise clean humans about as often as its kind, and the
 /// largest z of all experts would then rise for everyone.
-const MIN_EXPERT_AUC: f64 = 0.65;
+const MIN_EXPERT_AUC: f64 = 0.70;
 
 /// The words for a kind of assistance.
 fn kind_name(kind: Kind) -> &'static str {
