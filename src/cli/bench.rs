@@ -36,9 +36,55 @@ pub struct BenchArgs {
     /// Largest number of engines to compare (1..=N).
     #[arg(long, default_value_t = 2)]
     max_jobs: usize,
+    /// Also time the game, with one engine, at another setting: `depth=N` or
+    /// `engine=CMD` (repeatable); printed beside the base setting as seconds a position
+    /// and the ratio to it (the cost side of the depth study, `assess depth`).
+    #[arg(long, value_name = "SPEC")]
+    compare: Vec<String>,
+}
+
+/// A setting to time: the base engine and settings with one change.
+fn compared(spec: &str, engine: &str, settings: &Settings) -> Result<(String, Settings)> {
+    let (key, value) = spec
+        .split_once('=')
+        .with_context(|| format!("--compare {spec}: expected depth=N or engine=CMD"))?;
+    let mut s = settings.clone();
+    match key {
+        "depth" => {
+            let d: u32 = value
+                .parse()
+                .with_context(|| format!("--compare {spec}: not a depth"))?;
+            s.limit = Limit::Depth(d);
+            Ok((engine.to_owned(), s))
+        }
+        "engine" if !value.trim().is_empty() => Ok((value.to_owned(), s)),
+        _ => anyhow::bail!("--compare {spec}: expected depth=N or engine=CMD"),
+    }
+}
+
+/// Analyses `game_text` with one engine; returns (positions, wall seconds).
+fn time_one(game_text: &str, engine: &str, settings: &Settings) -> Result<(usize, f64)> {
+    let mut analysis = Analysis::from_pgn(game_text, settings.clone());
+    let timeout = Duration::from_secs(600);
+    let run = Run {
+        engine,
+        settings,
+        workers: 1,
+        timeout,
+        cache: None,
+    };
+    let t = Instant::now();
+    let engines = vec![Engine::start(engine, settings, timeout)?];
+    let failures = run_pool(engines, analysis.jobs(), &run, |r| analysis.add_result(r));
+    anyhow::ensure!(failures.is_empty(), "engine failures: {}", failures.len());
+    Ok((analysis.done_positions(), t.elapsed().as_secs_f64()))
 }
 
 pub fn bench(args: BenchArgs) -> Result<()> {
+    // Bad --compare specs fail before anything is measured.
+    for spec in &args.compare {
+        compared(spec, "", &Settings::default())?;
+    }
     // 1. Import throughput.
     let shared = PathBuf::from("../shared/data/human/online/lichess_2025-05_clk.pgn");
     let (label, text) = match &args.import_pgn {
@@ -128,5 +174,27 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         );
     }
     println!("efficiency = summed engine search time / engines / wall time (1.00: no overhead)");
+
+    // 3. Settings compared: the same game, one engine each, one after the other.
+    if !args.compare.is_empty() {
+        let mut runs = vec![(
+            format!("depth {}, `{engine}`", args.depth),
+            engine.clone(),
+            settings.clone(),
+        )];
+        for spec in &args.compare {
+            let (e, s) = compared(spec, &engine, &settings)?;
+            runs.push((spec.clone(), e, s));
+        }
+        println!("settings compared: {} with one engine", args.game.display());
+        println!("  s/position  ratio  positions  setting");
+        let mut base = None;
+        for (name, e, s) in &runs {
+            let (positions, wall) = time_one(&game_text, e, s)?;
+            let per = wall / positions.max(1) as f64;
+            let b = *base.get_or_insert(per);
+            println!("  {per:>10.3}  {:>5.2}  {positions:>9}  {name}", per / b);
+        }
+    }
     Ok(())
 }
