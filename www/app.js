@@ -8,6 +8,7 @@ import init, {
   cacheKey,
   modelsApplying,
   normaliseReport,
+  rerateReport,
   screeningText,
   version,
 } from './pkg/fairsight.js';
@@ -31,6 +32,9 @@ const state = {
   cache: null,
   renderTimer: null,
   replyTo: null,
+  gameSort: { key: 'index', dir: 'ascending' }, // the games table's order
+  playerSort: null, // the summary's order (null: the report's)
+  filter: '', // the games table's player filter
   runs: 0, // analyses finished (done or cancelled)
   lastRun: null, // timings of the last analysis (for the benchmark)
 };
@@ -207,34 +211,97 @@ function render() {
   const report = state.report;
   if (!report) return;
   $('results').classList.remove('hidden');
+  $('apply-ratings').disabled = false;
   const engine = report.engine || {};
   $('engine-info').textContent = engine.name ? `engine: ${engine.name} (${engine.build})` : '';
   const screening = Boolean(report.settings && report.settings.screening);
   $('export-log').classList.toggle('hidden', !screening);
   $('export-results').classList.toggle('hidden', !screening);
-  renderSummary($('summary'), report);
-  renderGameList($('games'), report, {
-    selected: state.game,
-    onSelect: (i) => {
-      state.game = i;
-      state.ply = 0;
+  renderSummary($('summary'), report, {
+    sort: state.playerSort,
+    onSort: (sort) => {
+      state.playerSort = sort;
       render();
     },
-  });
-  renderMoveMap($('move-map'), report, {
-    selected: state.game,
-    onSelect: (i) => {
-      state.game = i;
-      state.ply = 0;
-      render();
+    onPlayer: (name) => {
+      $('player-filter').value = name;
+      setFilter(name);
+      $('player-filter').focus({ preventScroll: true });
+      $('games-title').scrollIntoView({ block: 'start' });
     },
   });
+  const names = [...new Set((report.players || []).map((p) => String(p?.name ?? '')).filter(Boolean))];
+  $('player-names').replaceChildren(...names.map((n) => Object.assign(document.createElement('option'), { value: n })));
+  renderList();
+  renderMoveMap($('move-map'), report, { selected: state.game, onSelect: openGame });
   if (state.game !== null) {
     renderGame($('game'), report, state.game, { ply: state.ply, Chessground, onSelectPly: selectPly });
   } else {
     $('game').replaceChildren();
   }
   renderPlayers($('players'), report);
+}
+
+/** The games table alone (sorting and filtering rebuild nothing else). */
+function renderList() {
+  const { shown, total } = renderGameList($('games'), state.report, {
+    selected: state.game,
+    onSelect: openGame,
+    sort: state.gameSort,
+    onSort: (sort) => {
+      state.gameSort = sort;
+      renderList();
+    },
+    filter: state.filter,
+  });
+  $('games-count').textContent = state.filter.trim()
+    ? `${shown} of ${total} game${total === 1 ? '' : 's'}`
+    : `${total} game${total === 1 ? '' : 's'}`;
+}
+
+function setFilter(text) {
+  state.filter = text;
+  if (state.report) renderList();
+}
+
+/**
+ * Opens a game chosen in the list or the move map: master-detail. On a wide screen it
+ * shows beside the list; where the layout puts it below, it is scrolled into view.
+ */
+function openGame(i) {
+  state.game = i;
+  state.ply = 0;
+  render();
+  const list = $('games').getBoundingClientRect();
+  const pane = $('game-pane').getBoundingClientRect();
+  const beside = pane.left >= list.right - 1;
+  const reduce = matchMedia('(prefers-reduced-motion: reduce)').matches;
+  if (!beside || pane.top < 0 || pane.top > innerHeight) {
+    $('game-pane').scrollIntoView({ block: 'start', behavior: reduce ? 'auto' : 'smooth' });
+  }
+}
+
+/** The ratings typed in the page, one `NAME=ELO` per line. */
+const ratingLines = () => $('ratings').value.split('\n').map((l) => l.trim()).filter(Boolean);
+
+/**
+ * Applies the ratings typed in the page to the report shown (an opened one too): the
+ * core recomputes the players, their screening and assessments (`rerateReport`, as the
+ * CLI's --rating). A bad line is an error; the report stays as it was.
+ */
+function applyRatings({ quiet = false } = {}) {
+  if (!state.reportJson || state.status === 'running') return false;
+  const lines = ratingLines();
+  try {
+    setReport(rerateReport(state.reportJson, lines));
+  } catch (err) {
+    message(err.message || String(err));
+    return false;
+  }
+  if (!quiet) {
+    message(lines.length ? `Ratings applied to the report: ${lines.join(', ')}.` : 'Ratings cleared: the Elo tags apply.', 'info');
+  }
+  return true;
 }
 
 function selectPly(i) {
@@ -426,7 +493,9 @@ async function openReport(file) {
     const json = normaliseReport(await file.text());
     state.game = null;
     setReport(json);
-    showProgress(1, 1, `Opened saved report ${file.name}.`);
+    // Ratings typed in the page apply to an opened report too.
+    const rated = ratingLines().length > 0 && applyRatings({ quiet: true });
+    showProgress(1, 1, `Opened saved report ${file.name}${rated ? ', with the ratings entered in the settings' : ''}.`);
     setStatus('done');
     foldInput(true);
   } catch (err) {
@@ -492,6 +561,15 @@ function wire() {
     if (state.reportJson) download('fairsight-report.json', `${state.reportJson}\n`, 'application/json');
   });
   $('mode').addEventListener('change', () => setMode($('mode').value));
+  $('player-filter').addEventListener('input', (e) => setFilter(e.target.value));
+  // Ratings apply to the next analysis, and to the report shown (an opened one too) when
+  // the box is left or on the button.
+  for (const [id, ev] of [['ratings', 'change'], ['apply-ratings', 'click']]) {
+    $(id).addEventListener(ev, () => {
+      clearMessages();
+      applyRatings();
+    });
+  }
   $('again').addEventListener('click', () => {
     foldInput(false);
     $('pgn').focus();

@@ -657,3 +657,159 @@ test('a Chess960 game through Stockfish in Web Workers equals the CLI report', a
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('triage: sortable games and players, a player filter, a flag per side, master-detail, on desktop and phone', async () => {
+  // Twelve corpus games rebuilt at the defaults: lichess players, switched players and
+  // TCEC engines, so every level of the assessment (and none) is in the table.
+  const saved = path.join(root, 'target', `triage-${process.pid}.json`);
+  cli(['corpus', 'report', '--source', 'lichess-2025-05', '--source', 'switched-lichess', '--source', 'tcec', '--limit', '4', '--json', saved]);
+  const report = JSON.parse(fs.readFileSync(saved, 'utf8'));
+  assert.equal(report.games.length, 12);
+  const levels = new Set(report.games.flatMap((g) => ['white', 'black'].map((s) => g.sides[s].assessment?.level ?? null)));
+  assert.deepEqual([...levels].sort(), ['look closer', 'no concern', 'unclear', null].sort());
+
+  const gameOrder = (page) => page.locator('#games tr.game-row').evaluateAll((rows) => rows.map((r) => Number(r.dataset.game)));
+  const sorted = (page) => page.locator('#games th[aria-sort]').evaluateAll((ths) => ths.map((t) => [t.querySelector('button').dataset.sort, t.getAttribute('aria-sort')]));
+  const score = (i, side) => report.games[i].sides[side].engineScore;
+
+  for (const [name, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]]) {
+    for (const colorScheme of name === 'desktop' ? ['light', 'dark'] : ['light']) {
+      const { context, page, errors } = await openPage(browser, `${site.origin}/?nosw=1`, { viewport, colorScheme });
+      await page.setInputFiles('#open-report', saved);
+      await page.waitForFunction(() => document.body.dataset.state === 'done');
+
+      // A flag per side: the level as a traffic light and in words.
+      assert.deepEqual(await gameOrder(page), report.games.map((g) => g.index), 'input order first');
+      assert.deepEqual(await sorted(page), [['index', 'ascending']]);
+      const rows = page.locator('#games tr.game-row');
+      for (let i = 0; i < report.games.length; i++) {
+        const flags = await rows.nth(i).locator('td.flag').allTextContents();
+        assert.deepEqual(
+          flags.map((t) => t.trim()),
+          ['white', 'black'].map((s) => report.games[i].sides[s].assessment?.level ?? '–'),
+        );
+      }
+      assert.equal(await rows.locator('td.flag.level-look-closer .light').count(), [...report.games].flatMap((g) => [g.sides.white, g.sides.black]).filter((s) => s.assessment?.level === 'look closer').length);
+
+      // Sorting by White's engine score: highest first, then lowest first.
+      await page.click('#games button[data-sort="white.engine"]');
+      assert.deepEqual(await sorted(page), [['white.engine', 'descending']], 'one column carries aria-sort');
+      const byScore = report.games.map((g) => g.index).sort((a, b) => score(b, 'white') - score(a, 'white') || a - b);
+      assert.deepEqual(await gameOrder(page), byScore);
+      assert.equal(await page.evaluate(() => document.activeElement?.dataset.sort), 'white.engine', 'focus stays on the header button');
+      await page.keyboard.press('Enter');
+      assert.deepEqual(await sorted(page), [['white.engine', 'ascending']]);
+      assert.deepEqual(await gameOrder(page), [...byScore].reverse().sort((a, b) => score(a, 'white') - score(b, 'white') || a - b));
+      // By Black's flag: look closer first, then unclear, no concern, none last.
+      await page.click('#games button[data-sort="black.flag"]');
+      const rank = { 'no concern': 0, unclear: 1, 'look closer': 2 };
+      const blackLevels = (await gameOrder(page)).map((i) => report.games[i].sides.black.assessment?.level ?? null);
+      const ranks = blackLevels.map((l) => (l === null ? -1 : rank[l]));
+      assert.deepEqual(ranks.slice(0, -1), [...ranks.slice(0, -1)].sort((a, b) => b - a), blackLevels.join(', '));
+      assert.equal(blackLevels.at(-1), null, 'a side without an assessment sorts last');
+      // By a name: alphabetical.
+      await page.click('#games button[data-sort="black"]');
+      const blackNames = (await gameOrder(page)).map((i) => report.games[i].tags.Black.toLowerCase());
+      assert.deepEqual(blackNames, [...blackNames].sort((a, b) => a.localeCompare(b)));
+
+      // The player filter: a part of a name keeps that player's games.
+      await page.fill('#player-filter', 'gaspa');
+      const gaspadarek = report.games.filter((g) => [g.tags.White, g.tags.Black].includes('GASPADAREK')).map((g) => g.index);
+      assert.deepEqual((await gameOrder(page)).sort(), gaspadarek.sort());
+      assert.equal(await page.textContent('#games-count'), `${gaspadarek.length} of 12 games`);
+      await page.fill('#player-filter', 'nobody at all');
+      assert.match(await page.textContent('#games'), /No game of a player matching the filter/);
+      await page.fill('#player-filter', '');
+      assert.equal((await gameOrder(page)).length, 12);
+
+      // The summary is a sortable player table above the games; a name shows their games.
+      await page.click('#summary button[data-sort="probability"]');
+      assert.equal(await page.getAttribute('#summary th:has(button[data-sort="probability"])', 'aria-sort'), 'descending');
+      const shownProbabilities = await page.locator('#summary tbody tr td.num:nth-of-type(2)').allTextContents();
+      const expected = report.players.map((p) => p.assessment?.probability ?? null);
+      const want = expected.filter((p) => p !== null).sort((a, b) => b - a).map((p) => `${Math.round(p * 100)}%`);
+      assert.deepEqual(shownProbabilities.slice(0, want.length), want);
+      assert.ok(shownProbabilities.slice(want.length).every((t) => t === '–'), 'players without an assessment last');
+      const summaryTop = (await page.locator('#summary').boundingBox()).y;
+      assert.ok(summaryTop < (await page.locator('#games').boundingBox()).y, 'the player table comes before the games');
+      await page.locator('#summary').screenshot({ path: path.join(root, 'target', 'screenshots', `triage-summary-${name}-${colorScheme}.png`) });
+      await page.click('#summary button.player-link:text-is("Mr_chess8964")');
+      assert.equal(await page.inputValue('#player-filter'), 'Mr_chess8964');
+      const mr = report.games.filter((g) => [g.tags.White, g.tags.Black].includes('Mr_chess8964')).map((g) => g.index);
+      assert.deepEqual(await gameOrder(page), mr);
+      await page.fill('#player-filter', '');
+
+      // Master-detail: the chosen game shows beside the list on a wide screen, and is
+      // scrolled into view on a narrow one.
+      await page.click('#games button[data-sort="index"]');
+      const last = page.locator('#games tr.game-row').last();
+      await last.click();
+      await page.waitForTimeout(800); // a smooth scroll
+      const list = await page.locator('#games').boundingBox();
+      const pane = await page.evaluate(() => {
+        const r = document.getElementById('game-pane').getBoundingClientRect();
+        return { x: r.left, y: r.top };
+      });
+      const lastGame = report.games.at(-1);
+      assert.match(await page.textContent('#game .game-head'), new RegExp(lastGame.tags.White.slice(0, 8)));
+      if (name === 'desktop') {
+        assert.ok(pane.x >= list.x + list.width - 1, `beside the list: pane at x = ${pane.x}, list ends at ${list.x + list.width}`);
+      } else {
+        assert.ok(pane.x < list.x + list.width, 'below the list on a phone');
+      }
+      assert.ok(pane.y >= -1 && pane.y < viewport.height / 3, `${name}: the game's top is on screen (y = ${pane.y})`);
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(width <= viewport.width + 1, `${name}: page ${width}px wide`);
+      await page.screenshot({ path: path.join(root, 'target', 'screenshots', `triage-${name}-${colorScheme}.png`) });
+      assert.deepEqual(errors, []);
+      await context.close();
+    }
+  }
+  fs.rmSync(saved);
+});
+
+test('ratings entered in the page apply to an opened report, as the CLI --rating', async () => {
+  const saved = path.join(root, 'target', `unrated-${process.pid}.json`);
+  fs.writeFileSync(saved, cliReport(TRAP, ['--depth', '4', '--multipv', '2']));
+  const rated = cliReport(TRAP, ['--depth', '4', '--multipv', '2', '--rating', 'Greedy=1500', '--rating', 'Trapper=2100']);
+  const { context, page, errors } = await openPage(browser, `${site.origin}/?nosw=1`);
+  // Entered before the report opens.
+  await page.click('#settings summary');
+  await page.fill('#ratings', 'greedy=1500\nTrapper = 2100');
+  await page.setInputFiles('#open-report', saved);
+  await page.waitForFunction(() => document.body.dataset.state === 'done');
+  assert.equal(`${await page.evaluate(() => window.fairsight.state.reportJson)}\n`, rated);
+  assert.match(await page.textContent('#progress-text'), /with the ratings entered in the settings/);
+  // Changed after: cleared, the report is the saved one again; a bad line is an error.
+  await page.fill('#ratings', '');
+  await page.click('#apply-ratings');
+  await page.waitForFunction(() => /Ratings cleared/.test(document.querySelector('#messages').textContent));
+  assert.equal(`${await page.evaluate(() => window.fairsight.state.reportJson)}\n`, fs.readFileSync(saved, 'utf8'));
+  await page.fill('#ratings', 'Greedy');
+  await page.keyboard.press('Tab'); // leaving the box applies them too
+  await page.waitForFunction(() => /Rating "Greedy": expected NAME=ELO/.test(document.querySelector('#messages').textContent));
+  assert.equal(`${await page.evaluate(() => window.fairsight.state.reportJson)}\n`, fs.readFileSync(saved, 'utf8'));
+  assert.deepEqual(errors, []);
+  await context.close();
+
+  // At the calibrated settings a rating changes what the page says: the screening is
+  // made against it.
+  const corpus = path.join(root, 'target', `calibrated-${process.pid}.json`);
+  cli(['corpus', 'report', '--source', 'lichess-2025-05', '--limit', '1', '--json', corpus]);
+  const white = JSON.parse(fs.readFileSync(corpus, 'utf8')).games[0].tags.White;
+  const second = await openPage(browser, `${site.origin}/?nosw=1`);
+  await second.page.setInputFiles('#open-report', corpus);
+  await second.page.waitForFunction(() => document.body.dataset.state === 'done');
+  assert.doesNotMatch(await second.page.textContent('#players'), /against a 2700 player/);
+  await second.page.click('#settings summary');
+  await second.page.fill('#ratings', `${white}=2700`);
+  await second.page.click('#apply-ratings');
+  await second.page.waitForFunction(() => /Ratings applied to the report/.test(document.querySelector('#messages').textContent));
+  const player = JSON.parse(await second.page.evaluate(() => window.fairsight.state.reportJson)).players.find((p) => p.name === white);
+  assert.equal(player.rating, 2700);
+  assert.match(await second.page.locator('.player-card', { hasText: white }).first().textContent(), /against a 2700 player/);
+  assert.deepEqual(second.errors, []);
+  await second.context.close();
+  fs.rmSync(saved);
+  fs.rmSync(corpus);
+});
