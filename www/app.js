@@ -23,7 +23,7 @@ const params = new URLSearchParams(location.search);
 const embedded = document.body.classList.contains('embed');
 
 const state = {
-  status: 'loading', // loading | idle | running | done | cancelled
+  status: 'loading', // loading | idle | running | done | cancelled | error (nothing to analyse)
   reportJson: null,
   report: null,
   game: null,
@@ -348,10 +348,9 @@ async function analyse(text) {
     return;
   }
   const games = analyzer.games();
-  if (games.length === 0) {
-    message('No games found in the input.');
+  if (!games.some((g) => !g.error && g.plies > 0)) {
     analyzer.free();
-    setStatus('idle');
+    nothingToAnalyse(text, games);
     return;
   }
   for (const g of games) if (g.error) message(g.error);
@@ -468,6 +467,38 @@ async function analyse(text) {
     state.replyTo = null;
     source.postMessage({ type: 'fairsight:report', report: state.reportJson }, origin);
   }
+}
+
+// A link to a game on a site: the page never fetches it (no request leaves the origin).
+const GAME_LINK = /\bhttps?:\/\/(?:[a-z0-9-]+\.)*(?:lichess\.org|chess\.com)\//i;
+
+/**
+ * No game of the input has a move to analyse: an error state, not a success. The input
+ * stays open with what went wrong (each game's import error, or "No chess moves found"
+ * and a hint); no results, no progress saying "Done".
+ */
+function nothingToAnalyse(text, games) {
+  const errors = games.filter((g) => g.error);
+  if (errors.length) {
+    message(`No game could be imported (${errors.length} with errors):`);
+    for (const g of errors) message(g.error);
+  } else {
+    message('No chess moves found in the input.');
+    message(
+      GAME_LINK.test(text)
+        ? 'This looks like a link to a game: fairsight never fetches anything from other sites. Open the game there, copy the PGN from Share → PGN, and paste it here.'
+        : 'Paste games in PGN: moves such as 1. e4 e5 2. Nf3 Nc6, after tags such as [White "Ann"] if you have them. Or drop or pick a .pgn file.',
+      'info',
+    );
+  }
+  state.report = null;
+  state.reportJson = null;
+  state.game = null;
+  $('results').classList.add('hidden');
+  $('apply-ratings').disabled = true;
+  $('status').classList.add('hidden');
+  foldInput(false);
+  setStatus('error');
 }
 
 // ---------------------------------------------------------------- files and exports

@@ -813,3 +813,51 @@ test('ratings entered in the page apply to an opened report, as the CLI --rating
   fs.rmSync(saved);
   fs.rmSync(corpus);
 });
+
+test('input with no moves, or no game that imports, is an error state: no results, never "Done"', async () => {
+  for (const [name, viewport, colorScheme] of [
+    ['desktop', { width: 1280, height: 900 }, 'light'],
+    ['phone', { width: 390, height: 844 }, 'dark'],
+  ]) {
+    const { context, page, errors } = await openPage(browser, `${site.origin}/?depth=4&lines=1&nosw=1`, { viewport, colorScheme });
+    // A good game first: its results are on the page.
+    await analysePgn(page, fixture('legal-trap.pgn'));
+    assert.ok(await page.isVisible('#results'));
+    const fails = async (text) => {
+      if (await page.isVisible('#again')) await page.click('#again');
+      await page.fill('#pgn', text);
+      await page.click('#analyse');
+      await page.waitForFunction(() => document.body.dataset.state === 'error');
+      // No results, no progress line, the input open to try again.
+      assert.equal(await page.isVisible('#results'), false, 'no empty sections');
+      assert.equal(await page.isVisible('#status'), false, 'no progress line');
+      assert.doesNotMatch(await page.locator('body').innerText(), /Done/);
+      assert.ok(await page.isVisible('#pgn'));
+      assert.equal(await page.evaluate(() => window.fairsight.state.report), null);
+      return page.textContent('#messages');
+    };
+    const garbage = await fails('Hello! Here is my game, can you check it?');
+    assert.match(garbage, /^No chess moves found in the input\./);
+    assert.match(garbage, /Paste games in PGN: moves such as 1\. e4 e5/);
+    await shot(page, `bad-input-${name}-${colorScheme}`);
+    for (const url of ['https://lichess.org/AbCdEfGh', 'look: https://www.chess.com/game/live/123456789']) {
+      const said = await fails(url);
+      assert.match(said, /No chess moves found/);
+      assert.match(said, /link to a game: fairsight never fetches anything from other sites\. Open the game there, copy the PGN from Share → PGN/);
+    }
+    await shot(page, `bad-input-link-${name}-${colorScheme}`);
+    // Tags with no moves, and a game whose only moves are illegal.
+    assert.match(await fails('[White "Ann"]\n[Black "Bob"]\n\n*'), /No chess moves found/);
+    const illegal = await fails('[White "Ann"]\n[Black "Bob"]\n\n1. e4 e5 2. Ke3 *');
+    assert.match(illegal, /No game could be imported \(1 with errors\):/);
+    assert.match(illegal, /illegal move 2\. Ke3/);
+    await shot(page, `bad-input-illegal-${name}-${colorScheme}`);
+    // A good game again: the error state ends.
+    await analysePgn(page, fixture('legal-trap.pgn'));
+    assert.equal(await page.evaluate(() => document.body.dataset.state), 'done');
+    assert.ok(await page.isVisible('#results'));
+    assert.match(await page.textContent('#progress-text'), /^Done/);
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
