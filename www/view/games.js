@@ -126,8 +126,7 @@ function sortHeader(key, content, attrs, sort, onSort) {
   const active = (sort?.key || 'index') === key;
   const dir = active ? (sort?.dir || 'ascending') : null;
   const next = active ? (dir === 'ascending' ? 'descending' : 'ascending') : descendingFirst(key) ? 'descending' : 'ascending';
-  const button = h('button', { type: 'button', class: 'sort', 'data-sort': key }, content,
-    h('span', { class: 'sort-icon', 'aria-hidden': 'true', text: dir === 'ascending' ? '▲' : dir === 'descending' ? '▼' : '' }));
+  const button = h('button', { type: 'button', class: 'sort', 'data-sort': key }, content);
   button.addEventListener('click', () => onSort?.({ key, dir: next }));
   return h('th', { ...attrs, 'aria-sort': dir }, button);
 }

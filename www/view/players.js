@@ -81,8 +81,7 @@ export function renderSummary(container, report, { sort = null, onSort, onPlayer
   for (const [key, label, cls, , descFirst] of SUMMARY_COLS) {
     const dir = sort?.key === key ? sort.dir : null;
     const next = dir ? (dir === 'ascending' ? 'descending' : 'ascending') : descFirst ? 'descending' : 'ascending';
-    const button = h('button', { type: 'button', class: 'sort', 'data-sort': key }, label,
-      h('span', { class: 'sort-icon', 'aria-hidden': 'true', text: dir === 'ascending' ? '▲' : dir === 'descending' ? '▼' : '' }));
+    const button = h('button', { type: 'button', class: 'sort', 'data-sort': key }, label);
     button.addEventListener('click', () => onSort?.({ key, dir: next }));
     head.append(h('th', { scope: 'col', class: cls || null, 'aria-sort': dir }, button));
   }
