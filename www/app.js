@@ -639,6 +639,8 @@ function wire() {
     if (!d || d.type !== 'fairsight:analyse' || typeof d.pgn !== 'string') return;
     $('pgn').value = d.pgn;
     state.replyTo = e.source ? { source: e.source, origin: e.origin } : null;
+    // A PGN given: the answer leads, the input waits behind "Analyse another game".
+    if (embedded) foldInput(true);
     analyse(d.pgn);
   });
 }
@@ -648,8 +650,29 @@ function fromFragment() {
   const pgn = hash.get('pgn');
   if (pgn) {
     $('pgn').value = pgn;
-    if (hash.get('auto') === '1') analyse(pgn);
+    if (hash.get('auto') === '1') {
+      if (embedded) foldInput(true);
+      analyse(pgn);
+    }
   }
+}
+
+/**
+ * Embedded: tells the host page the document's height whenever it changes
+ * (`{type: 'fairsight:height', height}` in CSS pixels), so it can size the iframe and
+ * nothing is cut off. The height is not private: any host may read it.
+ */
+function reportHeight() {
+  if (!embedded || window.parent === window || typeof ResizeObserver !== 'function') return;
+  let last = 0;
+  const post = () => {
+    const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+    if (height === last) return;
+    last = height;
+    window.parent.postMessage({ type: 'fairsight:height', height }, '*');
+  };
+  new ResizeObserver(post).observe(document.documentElement);
+  post();
 }
 
 async function main() {
@@ -658,6 +681,7 @@ async function main() {
   setStatus('loading');
   applyParams();
   wire();
+  reportHeight();
   try {
     await init();
   } catch (err) {

@@ -64,7 +64,7 @@ export const SHELL = `
 </section>
 <section id="messages" class="errors" aria-live="polite"></section>
 <section id="results" class="hidden">
-  <h2>Summary</h2>
+  <h2 id="summary-title">Summary</h2>
   <div id="summary"></div>
   <div class="exports">
     <button id="export-json" type="button">Export JSON report</button>

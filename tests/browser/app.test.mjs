@@ -861,3 +861,91 @@ test('input with no moves, or no game that imports, is an error state: no result
     await context.close();
   }
 });
+
+test('the compact embed: the answer and the board first, the input behind a button, its height told to the host', async () => {
+  const pgn = fixture('legal-trap.pgn');
+  // A host that sizes the iframe from the embed's height messages, as the README shows.
+  const host = (src) => `<!doctype html><title>Club</title><style>body{margin:0}</style>
+<iframe id="fs" title="fairsight" width="600" height="300" style="border:0;display:block" src="${src}"></iframe>
+<script>
+  const frame = document.getElementById('fs');
+  window.heights = [];
+  window.result = null;
+  const pgn = ${JSON.stringify(pgn)};
+  window.addEventListener('message', (e) => {
+    if (e.source !== frame.contentWindow) return;
+    if (e.data.type === 'fairsight:height') {
+      window.heights.push(e.data.height);
+      frame.style.height = e.data.height + 'px';
+    }
+    if (e.data.type === 'fairsight:ready' && location.pathname !== '/fragment') frame.contentWindow.postMessage({ type: 'fairsight:analyse', pgn }, e.origin);
+    if (e.data.type === 'fairsight:report') window.result = e.data.report;
+  });
+</script>`;
+  const parent = http.createServer((req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html' });
+    const frag = req.url.startsWith('/fragment') ? `#auto=1&pgn=${encodeURIComponent(pgn)}` : '';
+    res.end(host(`${site.origin}/embed.html?depth=4&lines=1&nosw=1${frag}`));
+  });
+  await new Promise((r) => parent.listen(0, '127.0.0.1', r));
+  const parentOrigin = `http://127.0.0.1:${parent.address().port}`;
+  const context = await browser.newContext({ viewport: { width: 600, height: 800 } });
+  // In every frame: whether the input was already folded away when the analysis started.
+  await context.addInitScript(() => {
+    new MutationObserver(() => {
+      if (document.body?.dataset.state === 'running' && window.foldedAtStart === undefined) {
+        window.foldedAtStart = document.body.classList.contains('input-folded');
+      }
+    }).observe(document, { attributes: true, subtree: true, attributeFilter: ['data-state'] });
+  });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  try {
+    for (const way of ['postMessage', 'fragment']) {
+      await page.goto(`${parentOrigin}/${way === 'fragment' ? 'fragment' : ''}`);
+      const frame = await (await page.waitForSelector('#fs')).contentFrame();
+      await frame.waitForFunction(() => document.body.dataset.state === 'done', null, { timeout: 120000 });
+      await frame.waitForTimeout(300);
+      if (way === 'postMessage') {
+        await page.waitForFunction(() => window.result !== null);
+        assert.equal(JSON.parse(await page.evaluate(() => window.result)).games[0].tags.White, 'Trapper');
+      }
+      // The answer first: no title, no drop zone or text box; the summary, then the board,
+      // then the games; the input behind "Analyse another game".
+      for (const hidden of ['header', '#drop', '#pgn', '#sample', '#settings']) {
+        assert.equal(await frame.isVisible(hidden), false, `${way}: ${hidden} is folded away`);
+      }
+      assert.ok(await frame.isVisible('#again'));
+      assert.equal(await frame.evaluate(() => window.foldedAtStart), true, `${way}: folded from the start of the run`);
+      const top = (sel) => frame.evaluate((s) => document.querySelector(s).getBoundingClientRect().top, sel);
+      const [summary, board, games] = [await top('#summary'), await top('#game .board'), await top('#games')];
+      assert.ok(summary < board && board < games, `${way}: summary ${summary}, board ${board}, games ${games}`);
+      await page.screenshot({ path: path.join(root, 'target', 'screenshots', `embed-compact-${way}.png`), fullPage: true });
+      assert.ok(summary < 250, `${way}: the summary is at the top (y = ${summary})`);
+      // The host was told the height, and sized the iframe to it: nothing is cut.
+      // (The frame is cross-origin: its height is read inside it, the messages in the host.)
+      const docHeight = await frame.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
+      await page.waitForFunction((h) => window.heights.at(-1) === h, docHeight, { timeout: 5000 });
+      const heights = await page.evaluate(() => window.heights);
+      assert.ok(heights.length >= 2, `${way}: the height was posted as it changed: ${heights}`);
+      assert.equal(heights.at(-1), docHeight, `${way}: the last height posted is the document's`);
+      const inner = await frame.evaluate(() => ({ h: innerHeight, sh: document.documentElement.scrollHeight, sw: document.documentElement.scrollWidth, w: innerWidth }));
+      assert.ok(inner.sh <= inner.h + 1, `${way}: no vertical scrolling inside the iframe: ${JSON.stringify(inner)}`);
+      assert.ok(inner.sw <= 600, `${way}: nothing cut at 600 px: ${JSON.stringify(inner)}`);
+      await page.screenshot({ path: path.join(root, 'target', 'screenshots', `embed-compact-${way}.png`), fullPage: true });
+      // The input comes back on demand, and the host hears the new height.
+      const before = heights.length;
+      await frame.click('#again');
+      assert.ok(await frame.isVisible('#pgn'));
+      assert.equal(await frame.evaluate(() => document.activeElement?.id), 'pgn');
+      await page.waitForFunction((n) => window.heights.length > n, before);
+      const grown = await frame.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
+      await page.waitForFunction((h) => window.heights.at(-1) === h, grown);
+    }
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    parent.close();
+  }
+});
