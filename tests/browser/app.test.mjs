@@ -739,9 +739,37 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
       assert.deepEqual(await gameOrder(page), mr);
       await page.fill('#player-filter', '');
 
+      // The keyboard: the table is one Tab stop (the selected game's row), ↑/↓, Home and
+      // End move between games, Enter opens one.
+      await page.click('#games button[data-sort="index"]');
+      const tabStops = () => page.locator('#games tr.game-row[tabindex="0"]').evaluateAll((r) => r.map((x) => Number(x.dataset.game)));
+      const focused = () => page.evaluate(() => Number(document.activeElement?.dataset.game ?? NaN));
+      assert.deepEqual(await tabStops(), [0], 'one Tab stop: the selected game');
+      await page.focus('#games button[data-sort="black.match"]'); // the last header
+      await page.keyboard.press('Tab');
+      assert.equal(await focused(), 0);
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('ArrowDown');
+      assert.equal(await focused(), 2);
+      assert.deepEqual(await tabStops(), [2], 'the Tab stop follows the focus');
+      await page.keyboard.press('ArrowUp');
+      assert.equal(await focused(), 1);
+      await page.keyboard.press('End');
+      assert.equal(await focused(), 11);
+      await page.keyboard.press('Home');
+      assert.equal(await focused(), 0);
+      await page.keyboard.press('ArrowUp');
+      assert.equal(await focused(), 0, 'no wrap past the first game');
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('Enter');
+      assert.equal(await page.evaluate(() => window.fairsight.state.game), 1);
+      assert.equal(await focused(), 1, 'the opened row keeps the focus');
+      assert.deepEqual(await tabStops(), [1]);
+      await page.keyboard.press('Shift+Tab');
+      assert.equal(await page.evaluate(() => document.activeElement?.dataset.sort), 'black.match', 'one Shift+Tab leaves the rows');
+
       // Master-detail: the chosen game shows beside the list on a wide screen, and is
       // scrolled into view on a narrow one.
-      await page.click('#games button[data-sort="index"]');
       const last = page.locator('#games tr.game-row').last();
       await last.click();
       await page.waitForTimeout(800); // a smooth scroll

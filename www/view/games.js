@@ -5,7 +5,8 @@
 // side's engine score, accuracy, ACPL and top-move match rate, then the event; a game that
 // could not be imported shows its error instead. Every column sorts (a button in its
 // header, `aria-sort` on the sorted one); a player filter keeps the games of matching
-// players. Selecting a row (click, Enter or Space) opens the game.
+// players. Selecting a row (click, Enter or Space) opens the game; the table is one Tab
+// stop, ↑/↓ (Home/End) move between its games.
 
 import { h } from './dom.js';
 import { DASH, arr, isNum, levelRank, levelSlug, num, obj, pct, result, str, tag } from './format.js';
@@ -141,6 +142,7 @@ export function renderGameList(container, report, { selected = null, onSelect, s
   const active = document.activeElement;
   const hadFocus = container.contains(active);
   const focusSort = hadFocus ? active.getAttribute?.('data-sort') : null;
+  const focusRow = hadFocus && active.classList?.contains('game-row') ? active.getAttribute('data-game') : null;
   container.replaceChildren();
   const games = arr(report?.games);
   if (!games.length) {
@@ -197,7 +199,7 @@ export function renderGameList(container, report, { selected = null, onSelect, s
     const sides = obj(game.sides);
     const row = h(
       'tr',
-      { class: 'game-row', tabindex: 0, 'data-game': index },
+      { class: 'game-row', tabindex: -1, 'data-game': index },
       numCell,
     );
     for (const side of SIDES) {
@@ -216,10 +218,21 @@ export function renderGameList(container, report, { selected = null, onSelect, s
     const choose = () => onSelect?.(index);
     row.addEventListener('click', choose);
     row.addEventListener('keydown', (e) => {
+      if (e.altKey || e.ctrlKey || e.metaKey) return;
       if (e.key === 'Enter' || e.key === ' ') {
         e.preventDefault();
         choose();
+        return;
       }
+      // Roving focus: one Tab stop for the table, the arrow keys move between games.
+      const rows = [...body.querySelectorAll('tr.game-row')];
+      const at = rows.indexOf(row);
+      const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: rows.length - 1 }[e.key];
+      if (to === undefined) return;
+      e.preventDefault();
+      const next = rows[Math.max(0, Math.min(rows.length - 1, to))];
+      rove(body, next);
+      next.focus();
     });
     body.append(row);
   }
@@ -234,7 +247,20 @@ export function renderGameList(container, report, { selected = null, onSelect, s
     body,
   );
   container.append(h('div', { class: 'table-scroll' }, table));
+  // The row that takes the Tab stop: the one focused before this render, else the
+  // selected game, else the first.
+  const current =
+    (focusRow !== null && body.querySelector(`tr.game-row[data-game="${focusRow}"]`)) ||
+    body.querySelector('tr.game-row.selected') ||
+    body.querySelector('tr.game-row');
+  if (current) rove(body, current);
   if (focusSort) container.querySelector(`button[data-sort="${CSS.escape(focusSort)}"]`)?.focus({ preventScroll: true });
-  else if (hadFocus) body.querySelector('tr.selected')?.focus({ preventScroll: true });
+  else if (hadFocus) current?.focus({ preventScroll: true });
   return { shown, total };
+}
+
+/** Gives `row` the table's one Tab stop. */
+function rove(body, row) {
+  for (const r of body.querySelectorAll('tr.game-row[tabindex="0"]')) r.setAttribute('tabindex', '-1');
+  row.setAttribute('tabindex', '0');
 }
