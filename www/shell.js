@@ -8,7 +8,7 @@ export const SHELL = `
 </header>
 <main>
 <section id="input" aria-label="Input">
-  <div id="drop" class="dropzone" tabindex="0">
+  <div id="drop" class="dropzone">
     Drop a PGN file here, or <label class="file">pick a file
     <input type="file" id="file" accept=".pgn,.txt,text/plain,application/x-chess-pgn" multiple></label>
   </div>

@@ -977,3 +977,26 @@ test('the compact embed: the answer and the board first, the input behind a butt
     parent.close();
   }
 });
+
+test('keyboard: the first Tab stop is the file picker and Enter or Space opens it; at 390 px the open settings fit', async () => {
+  const { context, page, errors } = await openPage(browser, `${site.origin}/?nosw=1`, { viewport: { width: 390, height: 844 } });
+  // The drop zone itself takes no focus (it did, and did nothing): the picker inside it does.
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'file');
+  assert.equal(await page.evaluate(() => document.getElementById('drop').tabIndex), -1);
+  for (const key of ['Enter', ' ']) {
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser', { timeout: 5000 }), page.keyboard.press(key)]);
+    assert.ok(chooser.isMultiple(), `${JSON.stringify(key)} opens the picker (several files at once)`);
+  }
+  // The settings at a phone's width: nothing wider than the screen.
+  await page.click('#settings summary');
+  await page.selectOption('#book-kind', 'builtin');
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(width <= 390, `the page is ${width}px wide with the settings open`);
+  const wide = await page.evaluate(() =>
+    [...document.querySelectorAll('#settings *')].filter((e) => e.getBoundingClientRect().right > innerWidth + 1).map((e) => e.id || e.tagName));
+  assert.deepEqual(wide, []);
+  await page.screenshot({ path: path.join(root, 'target', 'screenshots', 'settings-phone.png'), fullPage: true });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
