@@ -680,6 +680,20 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
 
       // A flag per side: the level as a traffic light and in words.
       assert.deepEqual(await gameOrder(page), report.games.map((g) => g.index), 'input order first');
+      if (name === 'phone') {
+        // Games as cards: every number on screen, none scrolled away to the right.
+        const layout = await page.evaluate(() => {
+          const scroller = document.querySelector('#games .table-scroll');
+          const cells = [...document.querySelectorAll('#games tr.game-row td')];
+          return {
+            displays: [...new Set([...document.querySelectorAll('#games tr.game-row')].map((r) => getComputedStyle(r).display))],
+            scroll: scroller.scrollWidth - scroller.clientWidth,
+            outside: cells.filter((c) => c.getBoundingClientRect().right > innerWidth + 1).length,
+            labels: [...document.querySelectorAll('#games tr.game-row')][0].querySelectorAll('td[data-label]').length,
+          };
+        });
+        assert.deepEqual(layout, { displays: ['grid'], scroll: 0, outside: 0, labels: 8 });
+      }
       assert.deepEqual(await sorted(page), [['index', 'ascending']]);
       const rows = page.locator('#games tr.game-row');
       for (let i = 0; i < report.games.length; i++) {

@@ -208,7 +208,10 @@ export function renderGameList(container, report, { selected = null, onSelect, s
     row.append(h('td', { class: 'result', text: result(game) }));
     for (const side of SIDES) {
       const sd = obj(sides[side]);
-      SIDE_COLS.forEach(([, , , f], i) => row.append(h('td', { class: `num${i === 0 ? ' group-start' : ''}`, text: f(sd) })));
+      // data-label: the column's name where a phone shows the row as a card.
+      SIDE_COLS.forEach(([, label, , f], i) =>
+        row.append(h('td', { class: `num${i === 0 ? ' group-start' : ''}`, 'data-label': `${SIDE_NAME[side]} ${label.toLowerCase()}`, text: f(sd) })),
+      );
     }
     row.append(h('td', { class: 'event', text: tag(game, 'Event') }));
     if (index === selected) {
