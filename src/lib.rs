@@ -66,7 +66,7 @@ mod uci;
 pub mod wasm;
 
 pub use accuracy::Accuracy;
-pub use analysis::{Analysis, parse_rating};
+pub use analysis::{Analysis, parse_rating, rerate};
 pub use book::{
     Book, BookError, NoBook, PolyglotBook, PositionSet, load as load_book, polyglot_key,
     polyglot_key_after,

@@ -209,6 +209,24 @@ pub fn normalise_report(json: &str) -> Result<String, JsError> {
     Ok(report.to_json())
 }
 
+/// A saved report (JSON) with the ratings typed in the page (`NAME=ELO` lines, the
+/// core's reading as in `Analyzer.setRatingText`) in place of any entered before: the
+/// players, screening and assessments recomputed (`analysis::rerate`), as the CLI's
+/// `--rating` gives them; an error quotes a bad line.
+#[wasm_bindgen(js_name = rerateReport)]
+pub fn rerate_report(json: &str, ratings: Vec<String>) -> Result<String, JsError> {
+    let report = Report::from_json(json)
+        .map_err(|e| JsError::new(&format!("not a fairsight report: {e}")))?;
+    let parsed = ratings
+        .iter()
+        .map(|line| {
+            crate::analysis::parse_rating(line)
+                .ok_or_else(|| JsError::new(&format!("Rating \"{line}\": expected NAME=ELO.")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(crate::analysis::rerate(report, &parsed).to_json())
+}
+
 /// The shipped move classifier's probability for every ply of a saved report (JSON), as
 /// JSON `[[p or null, ...] per game]`, whatever the report's settings (see
 /// `analysis::signals::classifier_probabilities`); an error when no model ships.

@@ -9,6 +9,7 @@ import init, {
   modelsApplying,
   normaliseReport,
   rebindResult,
+  rerateReport,
   screeningText,
   version,
 } from './pkg/fairsight.js';
@@ -23,7 +24,7 @@ const params = new URLSearchParams(location.search);
 const embedded = document.body.classList.contains('embed');
 
 const state = {
-  status: 'loading', // loading | idle | running | done | cancelled
+  status: 'loading', // loading | idle | running | done | cancelled | error (nothing to analyse)
   reportJson: null,
   report: null,
   game: null,
@@ -32,6 +33,9 @@ const state = {
   cache: null,
   renderTimer: null,
   replyTo: null,
+  gameSort: { key: 'index', dir: 'ascending' }, // the games table's order
+  playerSort: null, // the summary's order (null: the report's)
+  filter: '', // the games table's player filter
   runs: 0, // analyses finished (done or cancelled)
   lastRun: null, // timings of the last analysis (for the benchmark)
 };
@@ -208,34 +212,97 @@ function render() {
   const report = state.report;
   if (!report) return;
   $('results').classList.remove('hidden');
+  $('apply-ratings').disabled = false;
   const engine = report.engine || {};
   $('engine-info').textContent = engine.name ? `engine: ${engine.name} (${engine.build})` : '';
   const screening = Boolean(report.settings && report.settings.screening);
   $('export-log').classList.toggle('hidden', !screening);
   $('export-results').classList.toggle('hidden', !screening);
-  renderSummary($('summary'), report);
-  renderGameList($('games'), report, {
-    selected: state.game,
-    onSelect: (i) => {
-      state.game = i;
-      state.ply = 0;
+  renderSummary($('summary'), report, {
+    sort: state.playerSort,
+    onSort: (sort) => {
+      state.playerSort = sort;
       render();
     },
-  });
-  renderMoveMap($('move-map'), report, {
-    selected: state.game,
-    onSelect: (i) => {
-      state.game = i;
-      state.ply = 0;
-      render();
+    onPlayer: (name) => {
+      $('player-filter').value = name;
+      setFilter(name);
+      $('player-filter').focus({ preventScroll: true });
+      $('games-title').scrollIntoView({ block: 'start' });
     },
   });
+  const names = [...new Set((report.players || []).map((p) => String(p?.name ?? '')).filter(Boolean))];
+  $('player-names').replaceChildren(...names.map((n) => Object.assign(document.createElement('option'), { value: n })));
+  renderList();
+  renderMoveMap($('move-map'), report, { selected: state.game, onSelect: openGame });
   if (state.game !== null) {
     renderGame($('game'), report, state.game, { ply: state.ply, Chessground, onSelectPly: selectPly });
   } else {
     $('game').replaceChildren();
   }
   renderPlayers($('players'), report);
+}
+
+/** The games table alone (sorting and filtering rebuild nothing else). */
+function renderList() {
+  const { shown, total } = renderGameList($('games'), state.report, {
+    selected: state.game,
+    onSelect: openGame,
+    sort: state.gameSort,
+    onSort: (sort) => {
+      state.gameSort = sort;
+      renderList();
+    },
+    filter: state.filter,
+  });
+  $('games-count').textContent = state.filter.trim()
+    ? `${shown} of ${total} game${total === 1 ? '' : 's'}`
+    : `${total} game${total === 1 ? '' : 's'}`;
+}
+
+function setFilter(text) {
+  state.filter = text;
+  if (state.report) renderList();
+}
+
+/**
+ * Opens a game chosen in the list or the move map: master-detail. On a wide screen it
+ * shows beside the list; where the layout puts it below, it is scrolled into view.
+ */
+function openGame(i) {
+  state.game = i;
+  state.ply = 0;
+  render();
+  const list = $('games').getBoundingClientRect();
+  const pane = $('game-pane').getBoundingClientRect();
+  const beside = pane.left >= list.right - 1;
+  const reduce = matchMedia('(prefers-reduced-motion: reduce)').matches;
+  if (!beside || pane.top < 0 || pane.top > innerHeight) {
+    $('game-pane').scrollIntoView({ block: 'start', behavior: reduce ? 'auto' : 'smooth' });
+  }
+}
+
+/** The ratings typed in the page, one `NAME=ELO` per line. */
+const ratingLines = () => $('ratings').value.split('\n').map((l) => l.trim()).filter(Boolean);
+
+/**
+ * Applies the ratings typed in the page to the report shown (an opened one too): the
+ * core recomputes the players, their screening and assessments (`rerateReport`, as the
+ * CLI's --rating). A bad line is an error; the report stays as it was.
+ */
+function applyRatings({ quiet = false } = {}) {
+  if (!state.reportJson || state.status === 'running') return false;
+  const lines = ratingLines();
+  try {
+    setReport(rerateReport(state.reportJson, lines));
+  } catch (err) {
+    message(err.message || String(err));
+    return false;
+  }
+  if (!quiet) {
+    message(lines.length ? `Ratings applied to the report: ${lines.join(', ')}.` : 'Ratings cleared: the Elo tags apply.', 'info');
+  }
+  return true;
 }
 
 function selectPly(i) {
@@ -282,10 +349,9 @@ async function analyse(text) {
     return;
   }
   const games = analyzer.games();
-  if (games.length === 0) {
-    message('No games found in the input.');
+  if (!games.some((g) => !g.error && g.plies > 0)) {
     analyzer.free();
-    setStatus('idle');
+    nothingToAnalyse(text, games);
     return;
   }
   for (const g of games) if (g.error) message(g.error);
@@ -404,6 +470,38 @@ async function analyse(text) {
   }
 }
 
+// A link to a game on a site: the page never fetches it (no request leaves the origin).
+const GAME_LINK = /\bhttps?:\/\/(?:[a-z0-9-]+\.)*(?:lichess\.org|chess\.com)\//i;
+
+/**
+ * No game of the input has a move to analyse: an error state, not a success. The input
+ * stays open with what went wrong (each game's import error, or "No chess moves found"
+ * and a hint); no results, no progress saying "Done".
+ */
+function nothingToAnalyse(text, games) {
+  const errors = games.filter((g) => g.error);
+  if (errors.length) {
+    message(`No game could be imported (${errors.length} with errors):`);
+    for (const g of errors) message(g.error);
+  } else {
+    message('No chess moves found in the input.');
+    message(
+      GAME_LINK.test(text)
+        ? 'This looks like a link to a game: fairsight never fetches anything from other sites. Open the game there, copy the PGN from Share → PGN, and paste it here.'
+        : 'Paste games in PGN: moves such as 1. e4 e5 2. Nf3 Nc6, after tags such as [White "Ann"] if you have them. Or drop or pick a .pgn file.',
+      'info',
+    );
+  }
+  state.report = null;
+  state.reportJson = null;
+  state.game = null;
+  $('results').classList.add('hidden');
+  $('apply-ratings').disabled = true;
+  $('status').classList.add('hidden');
+  foldInput(false);
+  setStatus('error');
+}
+
 // ---------------------------------------------------------------- files and exports
 
 function readFiles(files) {
@@ -427,7 +525,9 @@ async function openReport(file) {
     const json = normaliseReport(await file.text());
     state.game = null;
     setReport(json);
-    showProgress(1, 1, `Opened saved report ${file.name}.`);
+    // Ratings typed in the page apply to an opened report too.
+    const rated = ratingLines().length > 0 && applyRatings({ quiet: true });
+    showProgress(1, 1, `Opened saved report ${file.name}${rated ? ', with the ratings entered in the settings' : ''}.`);
     setStatus('done');
     foldInput(true);
   } catch (err) {
@@ -493,6 +593,15 @@ function wire() {
     if (state.reportJson) download('fairsight-report.json', `${state.reportJson}\n`, 'application/json');
   });
   $('mode').addEventListener('change', () => setMode($('mode').value));
+  $('player-filter').addEventListener('input', (e) => setFilter(e.target.value));
+  // Ratings apply to the next analysis, and to the report shown (an opened one too) when
+  // the box is left or on the button.
+  for (const [id, ev] of [['ratings', 'change'], ['apply-ratings', 'click']]) {
+    $(id).addEventListener(ev, () => {
+      clearMessages();
+      applyRatings();
+    });
+  }
   $('again').addEventListener('click', () => {
     foldInput(false);
     $('pgn').focus();
@@ -531,6 +640,8 @@ function wire() {
     if (!d || d.type !== 'fairsight:analyse' || typeof d.pgn !== 'string') return;
     $('pgn').value = d.pgn;
     state.replyTo = e.source ? { source: e.source, origin: e.origin } : null;
+    // A PGN given: the answer leads, the input waits behind "Analyse another game".
+    if (embedded) foldInput(true);
     analyse(d.pgn);
   });
 }
@@ -540,8 +651,29 @@ function fromFragment() {
   const pgn = hash.get('pgn');
   if (pgn) {
     $('pgn').value = pgn;
-    if (hash.get('auto') === '1') analyse(pgn);
+    if (hash.get('auto') === '1') {
+      if (embedded) foldInput(true);
+      analyse(pgn);
+    }
   }
+}
+
+/**
+ * Embedded: tells the host page the document's height whenever it changes
+ * (`{type: 'fairsight:height', height}` in CSS pixels), so it can size the iframe and
+ * nothing is cut off. The height is not private: any host may read it.
+ */
+function reportHeight() {
+  if (!embedded || window.parent === window || typeof ResizeObserver !== 'function') return;
+  let last = 0;
+  const post = () => {
+    const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+    if (height === last) return;
+    last = height;
+    window.parent.postMessage({ type: 'fairsight:height', height }, '*');
+  };
+  new ResizeObserver(post).observe(document.documentElement);
+  post();
 }
 
 async function main() {
@@ -550,6 +682,7 @@ async function main() {
   setStatus('loading');
   applyParams();
   wire();
+  reportHeight();
   try {
     await init();
   } catch (err) {

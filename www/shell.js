@@ -8,7 +8,7 @@ export const SHELL = `
 </header>
 <main>
 <section id="input" aria-label="Input">
-  <div id="drop" class="dropzone" tabindex="0">
+  <div id="drop" class="dropzone">
     Drop a PGN file here, or <label class="file">pick a file
     <input type="file" id="file" accept=".pgn,.txt,text/plain,application/x-chess-pgn" multiple></label>
   </div>
@@ -50,6 +50,7 @@ export const SHELL = `
       <label>Ratings for the screening, one <code>NAME=ELO</code> per line (else the Elo tags)
         <textarea id="ratings" rows="2" spellcheck="false" placeholder="Carlsen, Magnus=2850"></textarea>
       </label>
+      <button id="apply-ratings" type="button" disabled>Apply the ratings to the report shown</button>
       <label class="file hidden" id="book-file-label">Choose a Polyglot book
       <input type="file" id="book-file" accept=".bin,application/octet-stream"></label>
       <span><button id="clear-cache" type="button">Clear cached analyses</button> <span id="cache-info"></span></span>
@@ -63,7 +64,7 @@ export const SHELL = `
 </section>
 <section id="messages" class="errors" aria-live="polite"></section>
 <section id="results" class="hidden">
-  <h2>Summary</h2>
+  <h2 id="summary-title">Summary</h2>
   <div id="summary"></div>
   <div class="exports">
     <button id="export-json" type="button">Export JSON report</button>
@@ -72,12 +73,23 @@ export const SHELL = `
     <button id="export-results" type="button" class="hidden">Download screening results</button>
     <span id="engine-info"></span>
   </div>
-  <h2>Games</h2>
-  <div id="games"></div>
+  <h2 id="games-title">Games</h2>
+  <div class="games-tools">
+    <label for="player-filter">Player</label>
+    <input id="player-filter" type="search" list="player-names" autocomplete="off" spellcheck="false"
+      placeholder="all players" aria-describedby="games-count">
+    <datalist id="player-names"></datalist>
+    <span id="games-count" role="status"></span>
+  </div>
+  <div class="master-detail">
+    <div id="games" class="master"></div>
+    <section id="game-pane" class="detail" aria-labelledby="game-title">
+      <h2 id="game-title">Game</h2>
+      <div id="game"></div>
+    </section>
+  </div>
   <h2>Move map</h2>
   <div id="move-map"></div>
-  <h2>Game</h2>
-  <div id="game"></div>
   <h2>Players</h2>
   <div id="players"></div>
 </section>

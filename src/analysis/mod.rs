@@ -293,6 +293,34 @@ impl Analysis {
     }
 }
 
+/// A report with these ratings entered (by name, case-insensitive) in place of any
+/// entered before: the players, their screening and every assessment recomputed from the
+/// report's games, with the shipped models that apply to its settings and engine, as
+/// `Analysis::set_rating` before `Analysis::report` gives them. The page applies the
+/// ratings typed in it to a saved report this way.
+pub fn rerate(mut report: Report, ratings: &[(&str, f64)]) -> Report {
+    let entered: HashMap<String, f64> = ratings
+        .iter()
+        .map(|(name, elo)| (name.to_lowercase(), *elo))
+        .collect();
+    let (settings, engine) = (&report.settings, &report.engine);
+    let classifier = Classifier::builtin().filter(|c| c.applies_to(settings, engine));
+    let calibration = Calibration::builtin().filter(|c| c.applies_to(settings, engine));
+    let assessment = AssessmentModel::builtin().filter(|m| m.applies_to(settings, engine));
+    let mut players = players(&report.games, calibration, &entered, classifier);
+    if let Some(model) = assessment {
+        assess(
+            &mut report.games,
+            &mut players,
+            model,
+            calibration,
+            &entered,
+        );
+    }
+    report.players = players;
+    report
+}
+
 fn error_report(e: &ImportError) -> GameReport {
     GameReport {
         index: e.index,
@@ -550,6 +578,73 @@ mod tests {
                 })
                 .collect(),
         }
+    }
+
+    /// Two lines per position: the played move first, then another legal move 40 cp
+    /// worse (so Regan's screening has a choice to test).
+    fn two_line_result(job: &Job) -> JobResult {
+        use shakmaty::{CastlingMode, Chess, Position, uci::UciMove};
+        let mut result = fake_result(job, |_| 10);
+        for p in &mut result.positions {
+            let mut pos = Chess::default();
+            for m in &job.moves[..p.ply_index] {
+                let m = m.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+                pos.play_unchecked(m);
+            }
+            let played = &p.search.lines[0].pv[0];
+            let other = pos
+                .legal_moves()
+                .iter()
+                .map(|m| m.to_uci(CastlingMode::Standard).to_string())
+                .find(|u| u != played)
+                .unwrap();
+            let mut second = p.search.lines[0].clone();
+            second.multipv = 2;
+            second.score = Score::Cp(-30);
+            second.pv = vec![other];
+            p.search.lines.push(second);
+        }
+        result
+    }
+
+    #[test]
+    fn rerate_gives_the_report_of_an_analysis_with_those_ratings_entered() {
+        // At the shipped models' settings and engine, so the calibration and the
+        // assessment apply and a rating changes the screening and the assessment.
+        let model = AssessmentModel::builtin().expect("the assessment model ships");
+        let engine = EngineInfo {
+            name: "Stockfish".into(),
+            build: model.engine.build.clone(),
+        };
+        let pgn = "[White \"Ann\"]\n[Black \"Bob\"]\n[BlackElo \"1900\"]\n\n1. e4 e5 2. Nf3 d6 \
+                   3. d4 Bg4 4. dxe5 Bxf3 5. Qxf3 dxe5 6. Bc4 Nf6 7. Qb3 Qe7 8. Nc3 c6 \
+                   9. Bg5 b5 10. Nxb5 cxb5 11. Bxb5+ Nbd7 12. O-O-O Rd8 *";
+        let analysed = |ratings: &[(&str, f64)]| {
+            let mut a = Analysis::from_pgn(pgn, model.settings.clone());
+            for j in a.jobs() {
+                a.add_result(two_line_result(&j));
+            }
+            for (name, elo) in ratings {
+                a.set_rating(name, *elo);
+            }
+            a.report(engine.clone())
+        };
+        let plain = analysed(&[]);
+        let rated = analysed(&[("ann", 1500.0), ("BOB", 2600.0)]);
+        assert!(plain.calibration.is_some() && plain.assessment.is_some());
+        assert_eq!(plain.players[0].rating, None);
+        assert_eq!(plain.players[1].rating, Some(1900.0));
+        assert_eq!(rated.players[0].rating, Some(1500.0));
+        assert_eq!(rated.players[1].rating, Some(2600.0));
+        assert!(rated.players[0].z_scores.is_some() && plain.players[0].z_scores.is_none());
+        assert_ne!(rated.players[1].assessment, plain.players[1].assessment);
+
+        assert_eq!(
+            rerate(plain.clone(), &[("Ann", 1500.0), ("bob", 2600.0)]),
+            rated
+        );
+        // Entered ratings are replaced, not added to: none gives the Elo tags back.
+        assert_eq!(rerate(rated, &[]), plain);
     }
 
     #[test]

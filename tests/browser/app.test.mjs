@@ -662,3 +662,360 @@ test('a Chess960 game through Stockfish in Web Workers equals the CLI report', a
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('triage: sortable games and players, a player filter, a flag per side, master-detail, on desktop and phone', async () => {
+  // Twelve corpus games rebuilt at the defaults: lichess players, switched players and
+  // TCEC engines, so every level of the assessment (and none) is in the table.
+  const saved = path.join(root, 'target', `triage-${process.pid}.json`);
+  cli(['corpus', 'report', '--source', 'lichess-2025-05', '--source', 'switched-lichess', '--source', 'tcec', '--limit', '4', '--json', saved]);
+  const report = JSON.parse(fs.readFileSync(saved, 'utf8'));
+  assert.equal(report.games.length, 12);
+  const levels = new Set(report.games.flatMap((g) => ['white', 'black'].map((s) => g.sides[s].assessment?.level ?? null)));
+  assert.deepEqual([...levels].sort(), ['look closer', 'no concern', 'unclear', null].sort());
+
+  const gameOrder = (page) => page.locator('#games tr.game-row').evaluateAll((rows) => rows.map((r) => Number(r.dataset.game)));
+  const sorted = (page) => page.locator('#games th[aria-sort]').evaluateAll((ths) => ths.map((t) => [t.querySelector('button').dataset.sort, t.getAttribute('aria-sort')]));
+  const score = (i, side) => report.games[i].sides[side].engineScore;
+
+  for (const [name, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]]) {
+    for (const colorScheme of name === 'desktop' ? ['light', 'dark'] : ['light']) {
+      const { context, page, errors } = await openPage(browser, `${site.origin}/?nosw=1`, { viewport, colorScheme });
+      await page.setInputFiles('#open-report', saved);
+      await page.waitForFunction(() => document.body.dataset.state === 'done');
+
+      // A flag per side: the level as a traffic light and in words.
+      assert.deepEqual(await gameOrder(page), report.games.map((g) => g.index), 'input order first');
+      if (name === 'phone') {
+        // Games as cards: every number on screen, none scrolled away to the right.
+        const layout = await page.evaluate(() => {
+          const scroller = document.querySelector('#games .table-scroll');
+          const cells = [...document.querySelectorAll('#games tr.game-row td')];
+          return {
+            displays: [...new Set([...document.querySelectorAll('#games tr.game-row')].map((r) => getComputedStyle(r).display))],
+            scroll: scroller.scrollWidth - scroller.clientWidth,
+            outside: cells.filter((c) => c.getBoundingClientRect().right > innerWidth + 1).length,
+            labels: [...document.querySelectorAll('#games tr.game-row')][0].querySelectorAll('td[data-label]').length,
+          };
+        });
+        assert.deepEqual(layout, { displays: ['grid'], scroll: 0, outside: 0, labels: 8 });
+      }
+      assert.deepEqual(await sorted(page), [['index', 'ascending']]);
+      const rows = page.locator('#games tr.game-row');
+      for (let i = 0; i < report.games.length; i++) {
+        const flags = await rows.nth(i).locator('td.flag').allTextContents();
+        assert.deepEqual(
+          flags.map((t) => t.trim()),
+          ['white', 'black'].map((s) => report.games[i].sides[s].assessment?.level ?? '–'),
+        );
+      }
+      assert.equal(await rows.locator('td.flag.level-look-closer .light').count(), [...report.games].flatMap((g) => [g.sides.white, g.sides.black]).filter((s) => s.assessment?.level === 'look closer').length);
+
+      // Sorting by White's engine score: highest first, then lowest first.
+      await page.click('#games button[data-sort="white.engine"]');
+      assert.deepEqual(await sorted(page), [['white.engine', 'descending']], 'one column carries aria-sort');
+      const byScore = report.games.map((g) => g.index).sort((a, b) => score(b, 'white') - score(a, 'white') || a - b);
+      assert.deepEqual(await gameOrder(page), byScore);
+      assert.equal(await page.evaluate(() => document.activeElement?.dataset.sort), 'white.engine', 'focus stays on the header button');
+      await page.keyboard.press('Enter');
+      assert.deepEqual(await sorted(page), [['white.engine', 'ascending']]);
+      assert.deepEqual(await gameOrder(page), [...byScore].reverse().sort((a, b) => score(a, 'white') - score(b, 'white') || a - b));
+      // By Black's flag: look closer first, then unclear, no concern, none last.
+      await page.click('#games button[data-sort="black.flag"]');
+      const rank = { 'no concern': 0, unclear: 1, 'look closer': 2 };
+      const blackLevels = (await gameOrder(page)).map((i) => report.games[i].sides.black.assessment?.level ?? null);
+      const ranks = blackLevels.map((l) => (l === null ? -1 : rank[l]));
+      assert.deepEqual(ranks.slice(0, -1), [...ranks.slice(0, -1)].sort((a, b) => b - a), blackLevels.join(', '));
+      assert.equal(blackLevels.at(-1), null, 'a side without an assessment sorts last');
+      // By a name: alphabetical.
+      await page.click('#games button[data-sort="black"]');
+      const blackNames = (await gameOrder(page)).map((i) => report.games[i].tags.Black.toLowerCase());
+      assert.deepEqual(blackNames, [...blackNames].sort((a, b) => a.localeCompare(b)));
+
+      // The player filter: a part of a name keeps that player's games.
+      await page.fill('#player-filter', 'gaspa');
+      const gaspadarek = report.games.filter((g) => [g.tags.White, g.tags.Black].includes('GASPADAREK')).map((g) => g.index);
+      assert.deepEqual((await gameOrder(page)).sort(), gaspadarek.sort());
+      assert.equal(await page.textContent('#games-count'), `${gaspadarek.length} of 12 games`);
+      await page.fill('#player-filter', 'nobody at all');
+      assert.match(await page.textContent('#games'), /No game of a player matching the filter/);
+      await page.fill('#player-filter', '');
+      assert.equal((await gameOrder(page)).length, 12);
+
+      // The summary is a sortable player table above the games; a name shows their games.
+      await page.click('#summary button[data-sort="probability"]');
+      assert.equal(await page.getAttribute('#summary th:has(button[data-sort="probability"])', 'aria-sort'), 'descending');
+      const shownProbabilities = await page.locator('#summary tbody tr td.num:nth-of-type(2)').allTextContents();
+      const expected = report.players.map((p) => p.assessment?.probability ?? null);
+      const want = expected.filter((p) => p !== null).sort((a, b) => b - a).map((p) => `${Math.round(p * 100)}%`);
+      assert.deepEqual(shownProbabilities.slice(0, want.length), want);
+      assert.ok(shownProbabilities.slice(want.length).every((t) => t === '–'), 'players without an assessment last');
+      const summaryTop = (await page.locator('#summary').boundingBox()).y;
+      assert.ok(summaryTop < (await page.locator('#games').boundingBox()).y, 'the player table comes before the games');
+      await page.locator('#summary').screenshot({ path: path.join(root, 'target', 'screenshots', `triage-summary-${name}-${colorScheme}.png`) });
+      await page.click('#summary button.player-link:text-is("Mr_chess8964")');
+      assert.equal(await page.inputValue('#player-filter'), 'Mr_chess8964');
+      const mr = report.games.filter((g) => [g.tags.White, g.tags.Black].includes('Mr_chess8964')).map((g) => g.index);
+      assert.deepEqual(await gameOrder(page), mr);
+      await page.fill('#player-filter', '');
+
+      // The keyboard: the table is one Tab stop (the selected game's row), ↑/↓, Home and
+      // End move between games, Enter opens one.
+      await page.click('#games button[data-sort="index"]');
+      const tabStops = () => page.locator('#games tr.game-row[tabindex="0"]').evaluateAll((r) => r.map((x) => Number(x.dataset.game)));
+      const focused = () => page.evaluate(() => Number(document.activeElement?.dataset.game ?? NaN));
+      assert.deepEqual(await tabStops(), [0], 'one Tab stop: the selected game');
+      await page.focus('#games button[data-sort="black.match"]'); // the last header
+      await page.keyboard.press('Tab');
+      assert.equal(await focused(), 0);
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('ArrowDown');
+      assert.equal(await focused(), 2);
+      assert.deepEqual(await tabStops(), [2], 'the Tab stop follows the focus');
+      await page.keyboard.press('ArrowUp');
+      assert.equal(await focused(), 1);
+      await page.keyboard.press('End');
+      assert.equal(await focused(), 11);
+      await page.keyboard.press('Home');
+      assert.equal(await focused(), 0);
+      await page.keyboard.press('ArrowUp');
+      assert.equal(await focused(), 0, 'no wrap past the first game');
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('Enter');
+      assert.equal(await page.evaluate(() => window.fairsight.state.game), 1);
+      assert.equal(await focused(), 1, 'the opened row keeps the focus');
+      assert.deepEqual(await tabStops(), [1]);
+      await page.keyboard.press('Shift+Tab');
+      assert.equal(await page.evaluate(() => document.activeElement?.dataset.sort), 'black.match', 'one Shift+Tab leaves the rows');
+
+      // Master-detail: the chosen game shows beside the list on a wide screen, and is
+      // scrolled into view on a narrow one.
+      const last = page.locator('#games tr.game-row').last();
+      await last.click();
+      await page.waitForTimeout(800); // a smooth scroll
+      const list = await page.locator('#games').boundingBox();
+      const pane = await page.evaluate(() => {
+        const r = document.getElementById('game-pane').getBoundingClientRect();
+        return { x: r.left, y: r.top };
+      });
+      const lastGame = report.games.at(-1);
+      assert.match(await page.textContent('#game .game-head'), new RegExp(lastGame.tags.White.slice(0, 8)));
+      if (name === 'desktop') {
+        assert.ok(pane.x >= list.x + list.width - 1, `beside the list: pane at x = ${pane.x}, list ends at ${list.x + list.width}`);
+      } else {
+        assert.ok(pane.x < list.x + list.width, 'below the list on a phone');
+      }
+      assert.ok(pane.y >= -1 && pane.y < viewport.height / 3, `${name}: the game's top is on screen (y = ${pane.y})`);
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(width <= viewport.width + 1, `${name}: page ${width}px wide`);
+      await page.screenshot({ path: path.join(root, 'target', 'screenshots', `triage-${name}-${colorScheme}.png`) });
+      assert.deepEqual(errors, []);
+      await context.close();
+    }
+  }
+  fs.rmSync(saved);
+});
+
+test('ratings entered in the page apply to an opened report, as the CLI --rating', async () => {
+  const saved = path.join(root, 'target', `unrated-${process.pid}.json`);
+  fs.writeFileSync(saved, cliReport(TRAP, ['--depth', '4', '--multipv', '2']));
+  const rated = cliReport(TRAP, ['--depth', '4', '--multipv', '2', '--rating', 'Greedy=1500', '--rating', 'Trapper=2100']);
+  const { context, page, errors } = await openPage(browser, `${site.origin}/?nosw=1`);
+  // Entered before the report opens.
+  await page.click('#settings summary');
+  await page.fill('#ratings', 'greedy=1500\nTrapper = 2100');
+  await page.setInputFiles('#open-report', saved);
+  await page.waitForFunction(() => document.body.dataset.state === 'done');
+  assert.equal(`${await page.evaluate(() => window.fairsight.state.reportJson)}\n`, rated);
+  assert.match(await page.textContent('#progress-text'), /with the ratings entered in the settings/);
+  // Changed after: cleared, the report is the saved one again; a bad line is an error.
+  await page.fill('#ratings', '');
+  await page.click('#apply-ratings');
+  await page.waitForFunction(() => /Ratings cleared/.test(document.querySelector('#messages').textContent));
+  assert.equal(`${await page.evaluate(() => window.fairsight.state.reportJson)}\n`, fs.readFileSync(saved, 'utf8'));
+  await page.fill('#ratings', 'Greedy');
+  await page.keyboard.press('Tab'); // leaving the box applies them too
+  await page.waitForFunction(() => /Rating "Greedy": expected NAME=ELO/.test(document.querySelector('#messages').textContent));
+  assert.equal(`${await page.evaluate(() => window.fairsight.state.reportJson)}\n`, fs.readFileSync(saved, 'utf8'));
+  assert.deepEqual(errors, []);
+  await context.close();
+
+  // At the calibrated settings a rating changes what the page says: the screening is
+  // made against it.
+  const corpus = path.join(root, 'target', `calibrated-${process.pid}.json`);
+  cli(['corpus', 'report', '--source', 'lichess-2025-05', '--limit', '1', '--json', corpus]);
+  const white = JSON.parse(fs.readFileSync(corpus, 'utf8')).games[0].tags.White;
+  const second = await openPage(browser, `${site.origin}/?nosw=1`);
+  await second.page.setInputFiles('#open-report', corpus);
+  await second.page.waitForFunction(() => document.body.dataset.state === 'done');
+  assert.doesNotMatch(await second.page.textContent('#players'), /against a 2700 player/);
+  await second.page.click('#settings summary');
+  await second.page.fill('#ratings', `${white}=2700`);
+  await second.page.click('#apply-ratings');
+  await second.page.waitForFunction(() => /Ratings applied to the report/.test(document.querySelector('#messages').textContent));
+  const player = JSON.parse(await second.page.evaluate(() => window.fairsight.state.reportJson)).players.find((p) => p.name === white);
+  assert.equal(player.rating, 2700);
+  assert.match(await second.page.locator('.player-card', { hasText: white }).first().textContent(), /against a 2700 player/);
+  assert.deepEqual(second.errors, []);
+  await second.context.close();
+  fs.rmSync(saved);
+  fs.rmSync(corpus);
+});
+
+test('input with no moves, or no game that imports, is an error state: no results, never "Done"', async () => {
+  for (const [name, viewport, colorScheme] of [
+    ['desktop', { width: 1280, height: 900 }, 'light'],
+    ['phone', { width: 390, height: 844 }, 'dark'],
+  ]) {
+    const { context, page, errors } = await openPage(browser, `${site.origin}/?depth=4&lines=1&nosw=1`, { viewport, colorScheme });
+    // A good game first: its results are on the page.
+    await analysePgn(page, fixture('legal-trap.pgn'));
+    assert.ok(await page.isVisible('#results'));
+    const fails = async (text) => {
+      if (await page.isVisible('#again')) await page.click('#again');
+      await page.fill('#pgn', text);
+      await page.click('#analyse');
+      await page.waitForFunction(() => document.body.dataset.state === 'error');
+      // No results, no progress line, the input open to try again.
+      assert.equal(await page.isVisible('#results'), false, 'no empty sections');
+      assert.equal(await page.isVisible('#status'), false, 'no progress line');
+      assert.doesNotMatch(await page.locator('body').innerText(), /Done/);
+      assert.ok(await page.isVisible('#pgn'));
+      assert.equal(await page.evaluate(() => window.fairsight.state.report), null);
+      return page.textContent('#messages');
+    };
+    const garbage = await fails('Hello! Here is my game, can you check it?');
+    assert.match(garbage, /^No chess moves found in the input\./);
+    assert.match(garbage, /Paste games in PGN: moves such as 1\. e4 e5/);
+    await shot(page, `bad-input-${name}-${colorScheme}`);
+    for (const url of ['https://lichess.org/AbCdEfGh', 'look: https://www.chess.com/game/live/123456789']) {
+      const said = await fails(url);
+      assert.match(said, /No chess moves found/);
+      assert.match(said, /link to a game: fairsight never fetches anything from other sites\. Open the game there, copy the PGN from Share → PGN/);
+    }
+    await shot(page, `bad-input-link-${name}-${colorScheme}`);
+    // Tags with no moves, and a game whose only moves are illegal.
+    assert.match(await fails('[White "Ann"]\n[Black "Bob"]\n\n*'), /No chess moves found/);
+    const illegal = await fails('[White "Ann"]\n[Black "Bob"]\n\n1. e4 e5 2. Ke3 *');
+    assert.match(illegal, /No game could be imported \(1 with errors\):/);
+    assert.match(illegal, /illegal move 2\. Ke3/);
+    await shot(page, `bad-input-illegal-${name}-${colorScheme}`);
+    // A good game again: the error state ends.
+    await analysePgn(page, fixture('legal-trap.pgn'));
+    assert.equal(await page.evaluate(() => document.body.dataset.state), 'done');
+    assert.ok(await page.isVisible('#results'));
+    assert.match(await page.textContent('#progress-text'), /^Done/);
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
+
+test('the compact embed: the answer and the board first, the input behind a button, its height told to the host', async () => {
+  const pgn = fixture('legal-trap.pgn');
+  // A host that sizes the iframe from the embed's height messages, as the README shows.
+  const host = (src) => `<!doctype html><title>Club</title><style>body{margin:0}</style>
+<iframe id="fs" title="fairsight" width="600" height="300" style="border:0;display:block" src="${src}"></iframe>
+<script>
+  const frame = document.getElementById('fs');
+  window.heights = [];
+  window.result = null;
+  const pgn = ${JSON.stringify(pgn)};
+  window.addEventListener('message', (e) => {
+    if (e.source !== frame.contentWindow) return;
+    if (e.data.type === 'fairsight:height') {
+      window.heights.push(e.data.height);
+      frame.style.height = e.data.height + 'px';
+    }
+    if (e.data.type === 'fairsight:ready' && location.pathname !== '/fragment') frame.contentWindow.postMessage({ type: 'fairsight:analyse', pgn }, e.origin);
+    if (e.data.type === 'fairsight:report') window.result = e.data.report;
+  });
+</script>`;
+  const parent = http.createServer((req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html' });
+    const frag = req.url.startsWith('/fragment') ? `#auto=1&pgn=${encodeURIComponent(pgn)}` : '';
+    res.end(host(`${site.origin}/embed.html?depth=4&lines=1&nosw=1${frag}`));
+  });
+  await new Promise((r) => parent.listen(0, '127.0.0.1', r));
+  const parentOrigin = `http://127.0.0.1:${parent.address().port}`;
+  const context = await browser.newContext({ viewport: { width: 600, height: 800 } });
+  // In every frame: whether the input was already folded away when the analysis started.
+  await context.addInitScript(() => {
+    new MutationObserver(() => {
+      if (document.body?.dataset.state === 'running' && window.foldedAtStart === undefined) {
+        window.foldedAtStart = document.body.classList.contains('input-folded');
+      }
+    }).observe(document, { attributes: true, subtree: true, attributeFilter: ['data-state'] });
+  });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  try {
+    for (const way of ['postMessage', 'fragment']) {
+      await page.goto(`${parentOrigin}/${way === 'fragment' ? 'fragment' : ''}`);
+      const frame = await (await page.waitForSelector('#fs')).contentFrame();
+      await frame.waitForFunction(() => document.body.dataset.state === 'done', null, { timeout: 120000 });
+      await frame.waitForTimeout(300);
+      if (way === 'postMessage') {
+        await page.waitForFunction(() => window.result !== null);
+        assert.equal(JSON.parse(await page.evaluate(() => window.result)).games[0].tags.White, 'Trapper');
+      }
+      // The answer first: no title, no drop zone or text box; the summary, then the board,
+      // then the games; the input behind "Analyse another game".
+      for (const hidden of ['header', '#drop', '#pgn', '#sample', '#settings']) {
+        assert.equal(await frame.isVisible(hidden), false, `${way}: ${hidden} is folded away`);
+      }
+      assert.ok(await frame.isVisible('#again'));
+      assert.equal(await frame.evaluate(() => window.foldedAtStart), true, `${way}: folded from the start of the run`);
+      const top = (sel) => frame.evaluate((s) => document.querySelector(s).getBoundingClientRect().top, sel);
+      const [summary, board, games] = [await top('#summary'), await top('#game .board'), await top('#games')];
+      assert.ok(summary < board && board < games, `${way}: summary ${summary}, board ${board}, games ${games}`);
+      await page.screenshot({ path: path.join(root, 'target', 'screenshots', `embed-compact-${way}.png`), fullPage: true });
+      assert.ok(summary < 250, `${way}: the summary is at the top (y = ${summary})`);
+      // The host was told the height, and sized the iframe to it: nothing is cut.
+      // (The frame is cross-origin: its height is read inside it, the messages in the host.)
+      const docHeight = await frame.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
+      await page.waitForFunction((h) => window.heights.at(-1) === h, docHeight, { timeout: 5000 });
+      const heights = await page.evaluate(() => window.heights);
+      assert.ok(heights.length >= 2, `${way}: the height was posted as it changed: ${heights}`);
+      assert.equal(heights.at(-1), docHeight, `${way}: the last height posted is the document's`);
+      const inner = await frame.evaluate(() => ({ h: innerHeight, sh: document.documentElement.scrollHeight, sw: document.documentElement.scrollWidth, w: innerWidth }));
+      assert.ok(inner.sh <= inner.h + 1, `${way}: no vertical scrolling inside the iframe: ${JSON.stringify(inner)}`);
+      assert.ok(inner.sw <= 600, `${way}: nothing cut at 600 px: ${JSON.stringify(inner)}`);
+      await page.screenshot({ path: path.join(root, 'target', 'screenshots', `embed-compact-${way}.png`), fullPage: true });
+      // The input comes back on demand, and the host hears the new height.
+      const before = heights.length;
+      await frame.click('#again');
+      assert.ok(await frame.isVisible('#pgn'));
+      assert.equal(await frame.evaluate(() => document.activeElement?.id), 'pgn');
+      await page.waitForFunction((n) => window.heights.length > n, before);
+      const grown = await frame.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
+      await page.waitForFunction((h) => window.heights.at(-1) === h, grown);
+    }
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    parent.close();
+  }
+});
+
+test('keyboard: the first Tab stop is the file picker and Enter or Space opens it; at 390 px the open settings fit', async () => {
+  const { context, page, errors } = await openPage(browser, `${site.origin}/?nosw=1`, { viewport: { width: 390, height: 844 } });
+  // The drop zone itself takes no focus (it did, and did nothing): the picker inside it does.
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'file');
+  assert.equal(await page.evaluate(() => document.getElementById('drop').tabIndex), -1);
+  for (const key of ['Enter', ' ']) {
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser', { timeout: 5000 }), page.keyboard.press(key)]);
+    assert.ok(chooser.isMultiple(), `${JSON.stringify(key)} opens the picker (several files at once)`);
+  }
+  // The settings at a phone's width: nothing wider than the screen.
+  await page.click('#settings summary');
+  await page.selectOption('#book-kind', 'builtin');
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(width <= 390, `the page is ${width}px wide with the settings open`);
+  const wide = await page.evaluate(() =>
+    [...document.querySelectorAll('#settings *')].filter((e) => e.getBoundingClientRect().right > innerWidth + 1).map((e) => e.id || e.tagName));
+  assert.deepEqual(wide, []);
+  await page.screenshot({ path: path.join(root, 'target', 'screenshots', 'settings-phone.png'), fullPage: true });
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -61,6 +61,15 @@ export function duration(sec, short) {
   return hh ? `${hh}:${String(mm).padStart(2, '0')}:${ss}` : `${mm}:${ss}`;
 }
 
+// The assessment's levels (the core's words), from no concern to look closer.
+const LEVELS = ['no concern', 'unclear', 'look closer'];
+
+/** A level's place in LEVELS (0 to 2; -1 for anything else): its sort order. */
+export const levelRank = (level) => LEVELS.indexOf(level);
+
+/** A level as a CSS class suffix: `look-closer`. */
+export const levelSlug = (level) => str(level).replace(/\s+/g, '-');
+
 export const str = (x) => (typeof x === 'string' ? x : x === null || x === undefined ? '' : String(x));
 
 /** A PGN comment as a reader sees it: the core strips its [%clk], [%eval], … commands. */

@@ -1,7 +1,8 @@
 // fairsight: the summary and the player panels of a report. GPL-3.0-or-later.
 //
 // renderSummary: the answer first, one row per player with the assessment's level, the
-// probability of engine assistance, the moves behind it and what it means.
+// probability of engine assistance, the moves behind it and what it means; the player
+// table of a triage (its columns sort, a name shows that player's games).
 // renderPlayers: one card per player aggregated over all games, with the assessment and
 // its reasons, the statistics (accuracy, ACPL, match rate, judgements, engine score
 // bar, time use) and the advanced ones (Regan, IPR, Haworth, classifier, screening
@@ -15,6 +16,8 @@ import {
   exclusionText,
   findGame,
   isNum,
+  levelRank,
+  levelSlug,
   moveNo,
   num,
   obj,
@@ -27,34 +30,73 @@ import { rateHistogram } from './charts.js';
 
 // ---------------------------------------------------------------- summary
 
+// The summary's sortable columns: [key, label, class, sort value, descending first].
+const SUMMARY_COLS = [
+  ['level', 'Level', '', (p) => {
+    const a = assessmentOf(p);
+    return a && isNum(a.probability) ? levelRank(a.level) * 10 + a.probability : null;
+  }, true],
+  ['player', 'Player', '', (p) => (str(p.name) || '?').toLowerCase(), false],
+  ['probability', 'Engine assistance', 'num', (p) => assessmentOf(p)?.probability ?? null, true],
+  ['moves', 'Moves', 'num', (p) => (isNum(p.analysedPlies) ? p.analysedPlies : null), true],
+];
+
+const assessmentOf = (p) => (p.assessment && typeof p.assessment === 'object' ? p.assessment : null);
+
+/** The players in `sort` order ({key, dir}), a missing value last, ties in report order. */
+function sortedPlayers(players, sort) {
+  const col = SUMMARY_COLS.find((c) => c[0] === sort?.key);
+  if (!col) return players;
+  const sign = sort.dir === 'descending' ? -1 : 1;
+  const rows = players.map((p, i) => ({ p, i, v: col[3](p) }));
+  rows.sort((a, b) => {
+    if (a.v === null && b.v !== null) return 1;
+    if (b.v === null && a.v !== null) return -1;
+    if (a.v !== null && b.v !== null && a.v !== b.v) {
+      const c = typeof a.v === 'string' ? a.v.localeCompare(b.v) : a.v - b.v;
+      if (c) return sign * c;
+    }
+    return a.i - b.i;
+  });
+  return rows.map((r) => r.p);
+}
+
 /**
  * The answer first: one row per player with the level as a traffic light, the
  * probability of engine assistance, the moves and games behind it and one sentence of
- * what it means (the strongest reason, or why there is none; the hint).
+ * what it means (the strongest reason, or why there is none; the hint). The columns
+ * sort (`sort` = {key, dir}, `onSort(sort)` asks for another, `aria-sort` on the sorted
+ * one); a player's name is a button, `onPlayer(name)` (the page filters the games).
  */
-export function renderSummary(container, report) {
+export function renderSummary(container, report, { sort = null, onSort, onPlayer } = {}) {
+  const active = document.activeElement;
+  const focusSort = container.contains(active) ? active.getAttribute?.('data-sort') : null;
   container.replaceChildren();
   const players = arr(report?.players).filter((p) => p && typeof p === 'object');
   if (!players.length) {
     container.append(h('p', { class: 'empty', text: 'No players yet.' }));
     return;
   }
+  const head = h('tr', null);
+  for (const [key, label, cls, , descFirst] of SUMMARY_COLS) {
+    const dir = sort?.key === key ? sort.dir : null;
+    const next = dir ? (dir === 'ascending' ? 'descending' : 'ascending') : descFirst ? 'descending' : 'ascending';
+    const button = h('button', { type: 'button', class: 'sort', 'data-sort': key }, label);
+    button.addEventListener('click', () => onSort?.({ key, dir: next }));
+    head.append(h('th', { scope: 'col', class: cls || null, 'aria-sort': dir }, button));
+  }
+  head.append(h('th', { scope: 'col', text: 'What it means' }));
   const table = h(
     'table',
     { class: 'summary' },
-    h('thead', null,
-      h('tr', null,
-        h('th', { scope: 'col', text: 'Level' }),
-        h('th', { scope: 'col', text: 'Player' }),
-        h('th', { scope: 'col', class: 'num', text: 'Engine assistance' }),
-        h('th', { scope: 'col', class: 'num', text: 'Moves' }),
-        h('th', { scope: 'col', text: 'What it means' }))),
+    h('caption', { class: 'visually-hidden', text: "Players: the column headers sort; a player's name shows their games" }),
+    h('thead', null, head),
   );
   const body = h('tbody');
-  for (const p of players) {
-    const a = p.assessment && typeof p.assessment === 'object' ? p.assessment : null;
+  for (const p of sortedPlayers(players, sort)) {
+    const a = assessmentOf(p);
     const level = a ? str(a.level) : '';
-    const slug = level.replace(/\s+/g, '-');
+    const slug = levelSlug(level);
     const games = isNum(p.games) ? p.games : 0;
     let sentence;
     if (a) {
@@ -74,10 +116,13 @@ export function renderSummary(container, report) {
     } else {
       sentence = 'No assessment for these settings: analyse with the defaults (depth 14, 4 lines).';
     }
+    const name = str(p.name) || '?';
+    const nameButton = h('button', { type: 'button', class: 'player-link', title: `Show ${name}'s games`, text: name });
+    nameButton.addEventListener('click', () => onPlayer?.(name));
     body.append(
       h('tr', { class: a ? `level-${slug}` : '' },
         h('td', null, a ? h('span', { class: `level-badge level-${slug}`, text: level }) : h('span', { class: 'not-yet', text: 'none' })),
-        h('th', { scope: 'row', text: str(p.name) || '?' }),
+        h('th', { scope: 'row' }, nameButton),
         h('td', { class: 'num', text: a ? pct(a.probability) : DASH }),
         h('td', { class: 'num', text: `${isNum(p.analysedPlies) ? p.analysedPlies : 0} moves, ${games} game${games === 1 ? '' : 's'}` }),
         h('td', { class: 'meaning', text: sentence })),
@@ -85,6 +130,7 @@ export function renderSummary(container, report) {
   }
   table.append(body);
   container.append(h('div', { class: 'table-scroll' }, table));
+  if (focusSort) container.querySelector(`button[data-sort="${CSS.escape(focusSort)}"]`)?.focus({ preventScroll: true });
 }
 
 // ---------------------------------------------------------------- players
