@@ -1014,3 +1014,46 @@ test('keyboard: the first Tab stop is the file picker and Enter or Space opens i
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('keyboard: the evaluation graph is a slider over the moves', async () => {
+  const { context, page, errors } = await openPage(browser, `${site.origin}/?depth=4&lines=1&nosw=1`);
+  const report = await analysePgn(page, fixture('legal-trap.pgn'));
+  const plies = report.games[0].plies;
+  const graph = '#game svg.eval-graph';
+  assert.equal(await page.getAttribute(graph, 'role'), 'slider');
+  assert.equal(await page.getAttribute(graph, 'tabindex'), '0');
+  assert.equal(await page.getAttribute(graph, 'aria-valuemax'), String(plies.length));
+  const at = async () => {
+    const [now, text, ply, focused] = await page.evaluate((g) => {
+      const el = document.querySelector(g);
+      return [el.getAttribute('aria-valuenow'), el.getAttribute('aria-valuetext'), window.fairsight.state.ply, document.activeElement === el];
+    }, graph);
+    assert.ok(focused, 'the graph keeps the focus');
+    assert.equal(Number(now), ply + 1);
+    assert.ok(text.includes(plies[ply].san), `${text} names ${plies[ply].san}`);
+    return ply;
+  };
+  await page.focus(graph);
+  assert.equal(await at(), 0);
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await at(), 1);
+  await page.keyboard.press('End');
+  assert.equal(await at(), plies.length - 1);
+  await page.keyboard.press('ArrowDown');
+  assert.equal(await at(), plies.length - 2);
+  await page.keyboard.press('PageDown');
+  assert.equal(await at(), plies.length - 12);
+  await page.keyboard.press('PageUp');
+  assert.equal(await at(), plies.length - 2);
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('ArrowUp');
+  assert.equal(await at(), plies.length - 1, 'no step past the last move');
+  await page.keyboard.press('Home');
+  assert.equal(await at(), 0);
+  // The board follows: the move panel shows the chosen move.
+  await page.keyboard.press('End');
+  assert.match(await page.textContent('#game .move-panel h3'), new RegExp(plies.at(-1).san.replace(/[+#]/g, '\\$&')));
+  await page.locator('#game .eval-figure').screenshot({ path: path.join(root, 'target', 'screenshots', 'eval-graph-focused.png') });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
