@@ -1057,3 +1057,37 @@ test('keyboard: the evaluation graph is a slider over the moves', async () => {
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('the move map: one Tab stop whose arrow keys choose a game, and 24 px rows to tap on a phone', async () => {
+  const saved = path.join(root, 'target', `movemap-${process.pid}.json`);
+  cli(['corpus', 'report', '--source', 'lichess-2025-05', '--source', 'tcec', '--limit', '3', '--json', saved]);
+  const report = JSON.parse(fs.readFileSync(saved, 'utf8'));
+  for (const [name, viewport, rowHeight] of [['desktop', { width: 1280, height: 900 }, 12], ['phone', { width: 390, height: 844 }, 24]]) {
+    const { context, page, errors } = await openPage(browser, `${site.origin}/?nosw=1`, { viewport });
+    await page.setInputFiles('#open-report', saved);
+    await page.waitForFunction(() => document.body.dataset.state === 'done');
+    const rows = page.locator('#move-map g.mm-row');
+    assert.equal(await rows.count(), report.games.length);
+    const heights = await page.locator('#move-map .mm-hit').evaluateAll((r) => r.map((x) => x.getBoundingClientRect().height));
+    assert.ok(heights.every((hgt) => Math.abs(hgt - rowHeight) < 0.5), `${name}: rows ${heights.join(', ')} px`);
+    const stops = () => page.locator('#move-map g.mm-row[tabindex="0"]').evaluateAll((r) => r.map((x) => Number(x.dataset.game)));
+    assert.deepEqual(await stops(), [0], 'one Tab stop, the selected game');
+    assert.equal(await rows.first().getAttribute('role'), 'button');
+    assert.match(await rows.first().getAttribute('aria-label'), /^Game 1: \d+ moves, \d+ engine-like$/);
+    await rows.first().focus();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    assert.deepEqual(await stops(), [2]);
+    await page.keyboard.press('Enter');
+    assert.equal(await page.evaluate(() => window.fairsight.state.game), 2);
+    assert.equal(await page.evaluate(() => document.activeElement?.dataset.game), '2', 'the focus stays on the row');
+    assert.match(await page.textContent('#game .game-head'), new RegExp(report.games[2].tags.White.slice(0, 8)));
+    await page.keyboard.press('End');
+    await page.keyboard.press(' ');
+    assert.equal(await page.evaluate(() => window.fairsight.state.game), report.games.length - 1);
+    await page.locator('#move-map').screenshot({ path: path.join(root, 'target', 'screenshots', `move-map-${name}.png`) });
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+  fs.rmSync(saved);
+});
