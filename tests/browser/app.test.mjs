@@ -992,6 +992,18 @@ test('the compact embed: the answer and the board first, the input behind a butt
   }
 });
 
+/**
+ * Presses a key that should open the file picker and returns the chooser. Playwright
+ * turns its interception of choosers on asynchronously: one round trip to the page
+ * first, or a key pressed at once races it (Enter lost about 1 run in 2).
+ */
+async function chooserFromKey(page, key) {
+  const chooser = page.waitForEvent('filechooser', { timeout: 5000 });
+  await page.evaluate(() => 0);
+  await page.keyboard.press(key);
+  return chooser;
+}
+
 test('keyboard: the first Tab stop is the file picker and Enter or Space opens it; at 390 px the open settings fit', async () => {
   const { context, page, errors } = await openPage(browser, `${site.origin}/?nosw=1`, { viewport: { width: 390, height: 844 } });
   // The drop zone itself takes no focus (it did, and did nothing): the picker inside it does.
@@ -999,7 +1011,7 @@ test('keyboard: the first Tab stop is the file picker and Enter or Space opens i
   assert.equal(await page.evaluate(() => document.activeElement?.id), 'file');
   assert.equal(await page.evaluate(() => document.getElementById('drop').tabIndex), -1);
   for (const key of ['Enter', ' ']) {
-    const [chooser] = await Promise.all([page.waitForEvent('filechooser', { timeout: 5000 }), page.keyboard.press(key)]);
+    const chooser = await chooserFromKey(page, key);
     assert.ok(chooser.isMultiple(), `${JSON.stringify(key)} opens the picker (several files at once)`);
   }
   // The settings at a phone's width: nothing wider than the screen.
@@ -1090,4 +1102,36 @@ test('the move map: one Tab stop whose arrow keys choose a game, and 24 px rows 
     await context.close();
   }
   fs.rmSync(saved);
+});
+
+test('keyboard only: from the file picker to a move on the board', async () => {
+  const { context, page, errors } = await openPage(browser, `${site.origin}/?depth=4&lines=1&nosw=1`);
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'file');
+  const chooser = await chooserFromKey(page, 'Enter');
+  await chooser.setFiles(TRAP);
+  await page.waitForFunction(() => document.body.dataset.state === 'done', null, { timeout: 120000 });
+  // Tab on through the page (the summary, the tables, …) to the move list.
+  const seen = [];
+  for (let i = 0; i < 80; i++) {
+    await page.keyboard.press('Tab');
+    const where = await page.evaluate(() => {
+      const a = document.activeElement;
+      return a?.matches('#game button.move') ? 'move' : `${a?.tagName}#${a?.id || a?.dataset?.sort || a?.dataset?.game || ''}`;
+    });
+    seen.push(where);
+    if (where === 'move') break;
+  }
+  assert.equal(seen.at(-1), 'move', `never reached a move: ${seen.join(' ')}`);
+  assert.ok(seen.length < 60, `${seen.length} Tab presses`);
+  const ply = await page.evaluate(() => window.fairsight.state.ply);
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.evaluate(() => window.fairsight.state.ply), ply + 2);
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.ply), String(ply + 2), 'the focus follows the move');
+  const report = JSON.parse(await page.evaluate(() => window.fairsight.state.reportJson));
+  assert.match(await page.textContent('#game .move-panel h3'), new RegExp(report.games[0].plies[ply + 2].san));
+  await page.screenshot({ path: path.join(root, 'target', 'screenshots', 'keyboard-walk.png') });
+  assert.deepEqual(errors, []);
+  await context.close();
 });
