@@ -997,6 +997,18 @@ test('the compact embed: the answer and the board first, the input behind a butt
   }
 });
 
+/**
+ * Presses a key that should open the file picker and returns the chooser. Playwright
+ * turns its interception of choosers on asynchronously: one round trip to the page
+ * first, or a key pressed at once races it (Enter lost about 1 run in 2).
+ */
+async function chooserFromKey(page, key) {
+  const chooser = page.waitForEvent('filechooser', { timeout: 5000 });
+  await page.evaluate(() => 0);
+  await page.keyboard.press(key);
+  return chooser;
+}
+
 test('keyboard: the first Tab stop is the file picker and Enter or Space opens it; at 390 px the open settings fit', async () => {
   const { context, page, errors } = await openPage(browser, `${site.origin}/?nosw=1`, { viewport: { width: 390, height: 844 } });
   // The drop zone itself takes no focus (it did, and did nothing): the picker inside it does.
@@ -1004,7 +1016,7 @@ test('keyboard: the first Tab stop is the file picker and Enter or Space opens i
   assert.equal(await page.evaluate(() => document.activeElement?.id), 'file');
   assert.equal(await page.evaluate(() => document.getElementById('drop').tabIndex), -1);
   for (const key of ['Enter', ' ']) {
-    const [chooser] = await Promise.all([page.waitForEvent('filechooser', { timeout: 5000 }), page.keyboard.press(key)]);
+    const chooser = await chooserFromKey(page, key);
     assert.ok(chooser.isMultiple(), `${JSON.stringify(key)} opens the picker (several files at once)`);
   }
   // The settings at a phone's width: nothing wider than the screen.
@@ -1016,6 +1028,115 @@ test('keyboard: the first Tab stop is the file picker and Enter or Space opens i
     [...document.querySelectorAll('#settings *')].filter((e) => e.getBoundingClientRect().right > innerWidth + 1).map((e) => e.id || e.tagName));
   assert.deepEqual(wide, []);
   await page.screenshot({ path: path.join(root, 'target', 'screenshots', 'settings-phone.png'), fullPage: true });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('keyboard: the evaluation graph is a slider over the moves', async () => {
+  const { context, page, errors } = await openPage(browser, `${site.origin}/?depth=4&lines=1&nosw=1`);
+  const report = await analysePgn(page, fixture('legal-trap.pgn'));
+  const plies = report.games[0].plies;
+  const graph = '#game svg.eval-graph';
+  assert.equal(await page.getAttribute(graph, 'role'), 'slider');
+  assert.equal(await page.getAttribute(graph, 'tabindex'), '0');
+  assert.equal(await page.getAttribute(graph, 'aria-valuemax'), String(plies.length));
+  const at = async () => {
+    const [now, text, ply, focused] = await page.evaluate((g) => {
+      const el = document.querySelector(g);
+      return [el.getAttribute('aria-valuenow'), el.getAttribute('aria-valuetext'), window.fairsight.state.ply, document.activeElement === el];
+    }, graph);
+    assert.ok(focused, 'the graph keeps the focus');
+    assert.equal(Number(now), ply + 1);
+    assert.ok(text.includes(plies[ply].san), `${text} names ${plies[ply].san}`);
+    return ply;
+  };
+  await page.focus(graph);
+  assert.equal(await at(), 0);
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await at(), 1);
+  await page.keyboard.press('End');
+  assert.equal(await at(), plies.length - 1);
+  await page.keyboard.press('ArrowDown');
+  assert.equal(await at(), plies.length - 2);
+  await page.keyboard.press('PageDown');
+  assert.equal(await at(), plies.length - 12);
+  await page.keyboard.press('PageUp');
+  assert.equal(await at(), plies.length - 2);
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('ArrowUp');
+  assert.equal(await at(), plies.length - 1, 'no step past the last move');
+  await page.keyboard.press('Home');
+  assert.equal(await at(), 0);
+  // The board follows: the move panel shows the chosen move.
+  await page.keyboard.press('End');
+  assert.match(await page.textContent('#game .move-panel h3'), new RegExp(plies.at(-1).san.replace(/[+#]/g, '\\$&')));
+  await page.locator('#game .eval-figure').screenshot({ path: path.join(root, 'target', 'screenshots', 'eval-graph-focused.png') });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the move map: one Tab stop whose arrow keys choose a game, and 24 px rows to tap on a phone', async () => {
+  const saved = path.join(root, 'target', `movemap-${process.pid}.json`);
+  cli(['corpus', 'report', '--source', 'lichess-2025-05', '--source', 'tcec', '--limit', '3', '--json', saved]);
+  const report = JSON.parse(fs.readFileSync(saved, 'utf8'));
+  for (const [name, viewport, rowHeight] of [['desktop', { width: 1280, height: 900 }, 12], ['phone', { width: 390, height: 844 }, 24]]) {
+    const { context, page, errors } = await openPage(browser, `${site.origin}/?nosw=1`, { viewport });
+    await page.setInputFiles('#open-report', saved);
+    await page.waitForFunction(() => document.body.dataset.state === 'done');
+    const rows = page.locator('#move-map g.mm-row');
+    assert.equal(await rows.count(), report.games.length);
+    const heights = await page.locator('#move-map .mm-hit').evaluateAll((r) => r.map((x) => x.getBoundingClientRect().height));
+    assert.ok(heights.every((hgt) => Math.abs(hgt - rowHeight) < 0.5), `${name}: rows ${heights.join(', ')} px`);
+    const stops = () => page.locator('#move-map g.mm-row[tabindex="0"]').evaluateAll((r) => r.map((x) => Number(x.dataset.game)));
+    assert.deepEqual(await stops(), [0], 'one Tab stop, the selected game');
+    assert.equal(await rows.first().getAttribute('role'), 'button');
+    assert.match(await rows.first().getAttribute('aria-label'), /^Game 1: \d+ moves, \d+ engine-like$/);
+    await rows.first().focus();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    assert.deepEqual(await stops(), [2]);
+    await page.keyboard.press('Enter');
+    assert.equal(await page.evaluate(() => window.fairsight.state.game), 2);
+    assert.equal(await page.evaluate(() => document.activeElement?.dataset.game), '2', 'the focus stays on the row');
+    assert.match(await page.textContent('#game .game-head'), new RegExp(report.games[2].tags.White.slice(0, 8)));
+    await page.keyboard.press('End');
+    await page.keyboard.press(' ');
+    assert.equal(await page.evaluate(() => window.fairsight.state.game), report.games.length - 1);
+    await page.locator('#move-map').screenshot({ path: path.join(root, 'target', 'screenshots', `move-map-${name}.png`) });
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+  fs.rmSync(saved);
+});
+
+test('keyboard only: from the file picker to a move on the board', async () => {
+  const { context, page, errors } = await openPage(browser, `${site.origin}/?depth=4&lines=1&nosw=1`);
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'file');
+  const chooser = await chooserFromKey(page, 'Enter');
+  await chooser.setFiles(TRAP);
+  await page.waitForFunction(() => document.body.dataset.state === 'done', null, { timeout: 120000 });
+  // Tab on through the page (the summary, the tables, …) to the move list.
+  const seen = [];
+  for (let i = 0; i < 80; i++) {
+    await page.keyboard.press('Tab');
+    const where = await page.evaluate(() => {
+      const a = document.activeElement;
+      return a?.matches('#game button.move') ? 'move' : `${a?.tagName}#${a?.id || a?.dataset?.sort || a?.dataset?.game || ''}`;
+    });
+    seen.push(where);
+    if (where === 'move') break;
+  }
+  assert.equal(seen.at(-1), 'move', `never reached a move: ${seen.join(' ')}`);
+  assert.ok(seen.length < 60, `${seen.length} Tab presses`);
+  const ply = await page.evaluate(() => window.fairsight.state.ply);
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.evaluate(() => window.fairsight.state.ply), ply + 2);
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.ply), String(ply + 2), 'the focus follows the move');
+  const report = JSON.parse(await page.evaluate(() => window.fairsight.state.reportJson));
+  assert.match(await page.textContent('#game .move-panel h3'), new RegExp(report.games[0].plies[ply + 2].san));
+  await page.screenshot({ path: path.join(root, 'target', 'screenshots', 'keyboard-walk.png') });
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -45,6 +45,7 @@ export function renderGame(container, report, gameIndex, { ply = 0, onSelectPly,
   const active = document.activeElement;
   const focusWasInside = container.contains(active) || Boolean(prev.focusNext);
   const focusWasOnMove = prev.focusNext === 'move' || (container.contains(active) && active.classList?.contains('move'));
+  const focusWasOnGraph = container.contains(active) && active.classList?.contains('eval-graph');
   const navName = prev.focusNext || (container.contains(active) ? active.getAttribute?.('data-nav') : null);
   const focusNav = Object.hasOwn(ICONS, navName ?? '') ? navName : null;
   const oldMoves = container.querySelector('.moves');
@@ -167,6 +168,7 @@ export function renderGame(container, report, gameIndex, { ply = 0, onSelectPly,
   if (focusWasInside) {
     let target = container;
     if (focusWasOnMove && curEl) target = curEl;
+    if (focusWasOnGraph) target = container.querySelector('svg.eval-graph') ?? target;
     const nav = focusNav && container.querySelector(`.board-nav [data-nav="${focusNav}"]`);
     if (nav && !nav.disabled) target = nav;
     target.focus({ preventScroll: true });

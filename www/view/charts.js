@@ -30,13 +30,32 @@ export function evalGraph(plies, current, select, game) {
   }
   const x = (k) => (n ? (k / n) * G.w : 0);
   const y = (v) => G.top + (1 - v / 100) * (G.h - G.top - G.bottom);
+  // A slider over the moves for the keyboard (the arrow keys, Home, End, Page Up and
+  // Page Down step through them) and for screen readers (the move and its evaluation).
+  const cur = plies[current];
   const svg = s('svg', {
     class: 'eval-graph',
     viewBox: `0 0 ${G.w} ${G.h}`,
     preserveAspectRatio: 'none',
-    role: 'img',
-    'aria-label': "Evaluation graph: White's winning chances after each move; click to go to a move",
-    focusable: 'false',
+    role: 'slider',
+    tabindex: n ? 0 : -1,
+    'aria-label': "Evaluation graph: White's winning chances after each move; choose a move",
+    'aria-orientation': 'horizontal',
+    'aria-valuemin': n ? 1 : 0,
+    'aria-valuemax': n,
+    'aria-valuenow': n ? current + 1 : 0,
+    'aria-valuetext': cur
+      ? `${moveNo(cur)} ${str(cur.san)} ${formatScore(cur.playedEval ?? plies[current + 1]?.eval ?? null)}`.trim()
+      : 'no moves',
+  });
+  // Left, Right, Home and End step through the game view's own key handler.
+  svg.addEventListener('keydown', (e) => {
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    const to = { ArrowUp: current + 1, ArrowDown: current - 1, PageUp: current + 10, PageDown: current - 10 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    e.stopPropagation();
+    select(Math.max(0, Math.min(n - 1, to)));
   });
   svg.append(s('rect', { class: 'eg-bg', x: 0, y: 0, width: G.w, height: G.h }));
 
@@ -142,7 +161,7 @@ export function evalGraph(plies, current, select, game) {
     h(
       'figcaption',
       null,
-      "White's winning chances after each move (top: White wins, bottom: Black wins). Click to jump.",
+      "White's winning chances after each move (top: White wins, bottom: Black wins). Click to jump; with the focus on it, the arrow keys step.",
       ...stretches.filter((st) => st.z > 0).map((st) =>
         h('span', {
           class: `stretch-note${st.pAdjusted < 0.05 ? ' significant' : ''}`,

@@ -2,7 +2,9 @@
 //
 // renderMoveMap (Burnham's Figure 32): one row per game, one cell per ply, coloured by
 // phase (opening, middlegame, decided) with the moves the classifier flagged marked;
-// clicking a row opens the game.
+// clicking a row opens the game. The rows are one Tab stop (↑/↓, Home and End move
+// between them, Enter or Space opens the game) and 24 px high on a phone or a touch
+// screen, so a finger can choose one.
 
 import { h, s, svgTitle } from './dom.js';
 import { arr, exclusionText, isNum, moveNo, pct, str } from './format.js';
@@ -13,26 +15,40 @@ import { arr, exclusionText, isNum, moveNo, pct, str } from './format.js';
  * with the moves the classifier flagged marked. Click a row to open the game.
  */
 export function renderMoveMap(container, report, { selected = null, onSelect } = {}) {
+  const active = document.activeElement;
+  const focusRow = container.contains(active) ? active.getAttribute?.('data-game') : null;
   container.replaceChildren();
   const games = arr(report?.games).filter((g) => g && !g.error);
   if (!games.length) return;
   const longest = Math.max(1, ...games.map((g) => arr(g.plies).length));
   const cell = Math.max(3, Math.min(8, Math.floor(760 / longest)));
-  const row = 12;
+  // A tap target of at least 24 px where fingers choose.
+  const row = matchMedia('(max-width: 600px), (pointer: coarse)').matches ? 24 : 12;
+
   const labelW = 34;
   const svg = s('svg', {
     class: 'move-map',
     viewBox: `0 0 ${labelW + longest * cell} ${games.length * row}`,
     width: labelW + longest * cell,
-    role: 'img',
-    'aria-label': `Move map of ${games.length} games: phase of each move and the engine-like ones`,
-    focusable: 'false',
+    role: 'group',
+    'aria-label': `Move map of ${games.length} games: phase of each move and the engine-like ones; choose a game`,
   });
+  const rows = [];
   games.forEach((g, r) => {
     const y = r * row;
     const index = isNum(g.index) ? g.index : r;
-    const group = s('g', { class: `mm-row${index === selected ? ' selected' : ''}`, 'data-game': index });
-    group.append(s('text', { class: 'dc-label', x: labelW - 4, y: y + row - 3, 'text-anchor': 'end', text: String(index + 1) }));
+    const flags = arr(g.plies).filter((p) => p.engineLike).length;
+    const group = s('g', {
+      class: `mm-row${index === selected ? ' selected' : ''}`,
+      'data-game': index,
+      role: 'button',
+      tabindex: -1,
+      'aria-label': `Game ${index + 1}: ${arr(g.plies).length} moves, ${flags} engine-like`,
+      'aria-current': index === selected ? 'true' : null,
+    });
+    // The row's whole height is its target (and carries the focus ring).
+    group.append(s('rect', { class: 'mm-hit', x: 0, y, width: labelW + longest * cell, height: row }));
+    group.append(s('text', { class: 'dc-label', x: labelW - 4, y: y + row / 2 + 4, 'text-anchor': 'end', text: String(index + 1) }));
     arr(g.plies).forEach((p, i) => {
       let cls = 'mm-pending';
       let what = 'not analysed';
@@ -59,9 +75,32 @@ export function renderMoveMap(container, report, { selected = null, onSelect } =
       );
     });
     group.addEventListener('click', () => onSelect?.(index));
+    group.addEventListener('keydown', (e) => {
+      if (e.altKey || e.ctrlKey || e.metaKey) return;
+      if (e.key === 'Enter' || e.key === ' ') {
+        e.preventDefault();
+        onSelect?.(index);
+        return;
+      }
+      const at = rows.indexOf(group);
+      const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: rows.length - 1 }[e.key];
+      if (to === undefined) return;
+      e.preventDefault();
+      const next = rows[Math.max(0, Math.min(rows.length - 1, to))];
+      for (const r of rows) r.setAttribute('tabindex', r === next ? '0' : '-1');
+      next.focus();
+    });
+    rows.push(group);
     svg.append(group);
   });
+  // One Tab stop: the row focused before this render, else the selected game's, else the first.
+  const current =
+    rows.find((r) => r.getAttribute('data-game') === focusRow) ||
+    rows.find((r) => r.classList.contains('selected')) ||
+    rows[0];
+  current?.setAttribute('tabindex', '0');
   const flagged = games.reduce((n, g) => n + arr(g.plies).filter((p) => p.engineLike).length, 0);
+  const refocus = focusRow !== null;
   container.append(
     h('figure', { class: 'move-map-figure' },
       h('div', { class: 'table-scroll' }, svg),
@@ -72,4 +111,5 @@ export function renderMoveMap(container, report, { selected = null, onSelect } =
         h('span', { class: 'lg mm-flag', 'aria-hidden': 'true' }), ` engine-like (${flagged}) `,
         report?.classifier ? '' : '— no classifier for these settings, so nothing is flagged.')),
   );
+  if (refocus) current?.focus({ preventScroll: true });
 }
