@@ -1440,3 +1440,56 @@ fn chess960_games_go_through_real_engines() {
     );
     assert_chess960_report(&d, "Debian stockfish");
 }
+
+#[test]
+fn the_depth_study_compares_the_same_sides_at_each_setting() {
+    // The committed depth study's folders: the same 40 games at the defaults and at depth
+    // 18. Every side of one setting is matched with the same side of the other.
+    let out = fairsight(&[
+        "assess",
+        "depth",
+        "--corpus",
+        "corpus/depth/d14",
+        "--corpus",
+        "corpus/depth/d18",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("the same 74 game sides"), "{text}");
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("| corpus/depth/"))
+        .collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    assert!(rows[0].contains("depth 14") && rows[1].contains("depth 18"));
+    for row in rows {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        assert_eq!(cells[2], "1440", "{row}");
+        assert_eq!(cells[3], "38 / 36", "{row}");
+        // Every AUC is a number in [0, 1].
+        for c in &cells[4..cells.len() - 1] {
+            let v: f64 = c.parse().unwrap_or_else(|_| panic!("{row}"));
+            assert!((0.0..=1.0).contains(&v), "{row}");
+        }
+    }
+    // A folder with no games is an error, not an empty table.
+    let empty = std::env::temp_dir().join(format!("fairsight-depth-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = fairsight(&["assess", "depth", "--corpus", empty.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let _ = std::fs::remove_dir_all(&empty);
+}
+
+#[test]
+fn bench_refuses_a_bad_compare_spec_before_measuring() {
+    let out = fairsight(&["bench", "--compare", "depth=deep"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--compare depth=deep"), "{err}");
+    // Nothing was measured.
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("import:"));
+}
