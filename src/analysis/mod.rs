@@ -551,6 +551,10 @@ mod tests {
         uci::{Bound, Score},
     };
 
+    /// A twenty-ply game of two players.
+    const TWENTY_PLIES: &str = "[White \"Ann\"]\n[Black \"Bob\"]\n\n1. e4 e5 2. Nf3 d6 3. d4 Bg4 \
+        4. dxe5 Bxf3 5. Qxf3 dxe5 6. Bc4 Nf6 7. Qb3 Qe7 8. Nc3 c6 9. Bg5 b5 10. Nxb5 cxb5 *";
+
     fn fake_result(job: &Job, cp_of: impl Fn(usize) -> i32) -> JobResult {
         JobResult {
             id: job.id,
@@ -650,8 +654,7 @@ mod tests {
     #[test]
     fn an_assessment_model_scores_each_side_and_player_and_becomes_the_engine_score() {
         // Twenty plies, every move the engine's only line: match rate 1, no loss.
-        let pgn = "[White \"Ann\"]\n[Black \"Bob\"]\n\n1. e4 e5 2. Nf3 d6 3. d4 Bg4 4. dxe5 Bxf3 \
-                   5. Qxf3 dxe5 6. Bc4 Nf6 7. Qb3 Qe7 8. Nc3 c6 9. Bg5 b5 10. Nxb5 cxb5 *";
+        let pgn = TWENTY_PLIES;
         let mut a = Analysis::from_pgn(pgn, Settings::default());
         for j in a.jobs() {
             a.add_result(fake_result(&j, |_| 10));
@@ -734,8 +737,7 @@ mod tests {
 
     #[test]
     fn a_sides_later_half_signals_are_its_last_counted_moves() {
-        let pgn = "[White \"Ann\"]\n[Black \"Bob\"]\n\n1. e4 e5 2. Nf3 d6 3. d4 Bg4 4. dxe5 Bxf3 \
-                   5. Qxf3 dxe5 6. Bc4 Nf6 7. Qb3 Qe7 8. Nc3 c6 9. Bg5 b5 10. Nxb5 cxb5 *";
+        let pgn = TWENTY_PLIES;
         let mut a = Analysis::from_pgn(pgn, Settings::default());
         for j in a.jobs() {
             a.add_result(result_with_early_losses(&j, 14));
