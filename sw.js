@@ -1,5 +1,5 @@
 // fairsight's service worker: precaches the page, the core (wasm), the default engine and
-// the sample game, so the page works offline after the first visit. Same-origin requests
+// the sample games, so the page works offline after the first visit. Same-origin requests
 // go to the network first (so a new build is picked up at once) and fall back to the
 // cache; whatever the page fetched (the strong engine too, once chosen) is kept for
 // offline use. It never contacts any other origin.
@@ -30,7 +30,7 @@ const PRECACHE = [
   'www/pkg/chessground/chessground.base.css',
   'www/pkg/chessground/chessground.brown.css',
   'www/pkg/chessground/chessground.cburnett.css',
-  'samples/opera-1858.pgn',
+  'samples/club-blitz.pgn',
   'models/opening-book.bin',
 ];
 

@@ -568,11 +568,11 @@ function wire() {
   });
   $('sample').addEventListener('click', async () => {
     try {
-      const res = await fetch(new URL('../samples/opera-1858.pgn', import.meta.url));
+      const res = await fetch(new URL('../samples/club-blitz.pgn', import.meta.url));
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       $('pgn').value = await res.text();
     } catch (err) {
-      message(`Cannot load the sample game: ${err.message || err}`);
+      message(`Cannot load the sample games: ${err.message || err}`);
       return;
     }
     analyse($('pgn').value);
@@ -580,7 +580,7 @@ function wire() {
   $('analyse').addEventListener('click', () => {
     const text = $('pgn').value;
     if (!text.trim()) {
-      message('Paste, drop or pick a PGN first (or load the sample game).');
+      message('Paste, drop or pick a PGN first (or analyse the sample games).');
       return;
     }
     analyse(text);

@@ -16,7 +16,7 @@ export const SHELL = `
   <textarea id="pgn" rows="6" spellcheck="false" placeholder="…or paste one or many games in PGN here"></textarea>
   <div class="actions">
     <button id="again" type="button">Analyse another game</button>
-    <button id="sample" type="button">Analyse the sample game</button>
+    <button id="sample" type="button" title="Six blitz games of a club: Ada plays her own moves, Eve has an engine's help">Analyse the sample games</button>
     <button id="analyse" type="button" class="primary">Analyse</button>
     <button id="cancel" type="button" disabled>Cancel</button>
     <label class="file">Open a saved report (JSON)
