@@ -193,6 +193,17 @@ pub fn models_applying(settings: JsValue, build: &str) -> Result<JsValue, JsErro
     })
 }
 
+/// What clean humans show for one of the assessment's signals (`"acpl"`, `"matchRate"`,
+/// …; `AssessmentModel::range_words`), in the band of `rating` when one is given:
+/// `{band, low, median, high, sides}` with the values written as the reasons write them,
+/// or `null` when the shipped model has no range for it. The page's "what it means".
+#[wasm_bindgen(js_name = humanRange)]
+pub fn human_range(signal: &str, rating: Option<f64>) -> Result<JsValue, JsError> {
+    let words = crate::model::assessment::AssessmentModel::builtin()
+        .and_then(|m| m.range_words(signal, rating.filter(|r| r.is_finite())));
+    to_js(&words)
+}
+
 /// Parses a saved JSON report (schema 1), returning it re-serialised exactly as the CLI
 /// writes it; an error names what is wrong.
 #[wasm_bindgen(js_name = normaliseReport)]

@@ -271,6 +271,23 @@ pub struct HumanRange {
     pub sides: usize,
 }
 
+/// A [`HumanRange`] in words: the band (`"all"`, `"1600–2000"`, `"2400+"`) and the 5th
+/// percentile, median and 95th percentile formatted as the reasons write the signal.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RangeWords {
+    /// The rating band.
+    pub band: String,
+    /// 5th percentile.
+    pub low: String,
+    /// Median.
+    pub median: String,
+    /// 95th percentile.
+    pub high: String,
+    /// Clean human game sides behind it.
+    pub sides: usize,
+}
+
 /// One model: for sides with (or without) a rating and clocks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -581,6 +598,19 @@ impl AssessmentModel {
         in_band.or_else(|| self.ranges.iter().find(|h| h.signal == signal && h.hi == 0))
     }
 
+    /// The clean human range of a signal for a rating in words, as the reasons say it
+    /// (`None` for a signal the model has no range for): the page's "what it means".
+    pub fn range_words(&self, signal: &str, rating: Option<f64>) -> Option<RangeWords> {
+        let h = self.range(signal, rating)?;
+        Some(RangeWords {
+            band: band_name(h),
+            low: describe(signal, h.p5).1,
+            median: describe(signal, h.median).1,
+            high: describe(signal, h.p95).1,
+            sides: h.sides,
+        })
+    }
+
     /// The assessment of a side's or a player's signals.
     pub fn assess(&self, s: &Signals) -> Option<Assessment> {
         let v = self.variant(s)?;
@@ -855,6 +885,23 @@ mod tests {
         // A missing signal is filled with the human median: no effect, no reason.
         let d = m.assess(&signals(&[("matchRate", 0.9)], None)).unwrap();
         assert!(d.reasons.iter().all(|r| r.signal != "acpl"));
+    }
+
+    #[test]
+    fn a_range_in_words_is_the_band_of_the_rating_else_all_sides() {
+        let m = model();
+        let r = m.range_words("matchRate", Some(2100.0)).expect("a range");
+        assert_eq!(r.band, "2000–2400");
+        assert_eq!(
+            (r.low.as_str(), r.median.as_str(), r.high.as_str(), r.sides),
+            ("40%", "55%", "75%", 50)
+        );
+        // Outside every band, or without a rating: all sides.
+        for rating in [Some(1500.0), None] {
+            let all = m.range_words("matchRate", rating).expect("a range");
+            assert_eq!((all.band.as_str(), all.low.as_str()), ("all", "30%"));
+        }
+        assert_eq!(m.range_words("no such signal", None), None);
     }
 
     #[test]
