@@ -18,6 +18,7 @@ const PRECACHE = [
   'www/view/charts.js',
   'www/view/movemap.js',
   'www/view/players.js',
+  'www/view/explain.js',
   'www/pool.js',
   'www/cache.js',
   'www/shell.js',

@@ -336,7 +336,7 @@ export function depthChart(p) {
     h(
       'figcaption',
       null,
-      `The played move's evaluation by search depth, in pawns from the mover's point of view${
+      `The played move's evaluation by search depth, in pawns from ${p.side === 'black' ? 'Black' : 'White'}'s point of view (the mover's)${
         missing ? '; gaps where it was not among the engine lines' : ''
       }.${TREND_TEXT[p.trend] ? ` Trend: ${TREND_TEXT[p.trend]}.` : ''}`,
       legend,

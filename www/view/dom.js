@@ -48,7 +48,8 @@ export function svgTitle(text) {
   return s('title', { text });
 }
 
+/** One label (text, or text and a "what it means" button) and value of a `<dl>`. */
 export function fact(dl, label, value, cls) {
   if (value === null || value === undefined || value === '') return;
-  dl.append(h('div', { class: cls ? `fact ${cls}` : 'fact' }, h('dt', { text: label }), h('dd', null, value)));
+  dl.append(h('div', { class: cls ? `fact ${cls}` : 'fact' }, h('dt', null, label), h('dd', null, value)));
 }

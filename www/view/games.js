@@ -6,9 +6,11 @@
 // could not be imported shows its error instead. Every column sorts (a button in its
 // header, `aria-sort` on the sorted one); a player filter keeps the games of matching
 // players. Selecting a row (click, Enter or Space) opens the game; the table is one Tab
-// stop, ↑/↓ (Home/End) move between its games.
+// stop, ↑/↓ (Home/End) move between its games. Above it, a "what it means" button for
+// each kind of column.
 
 import { h } from './dom.js';
+import { info } from './explain.js';
 import { DASH, arr, isNum, levelRank, levelSlug, num, obj, pct, result, str, tag } from './format.js';
 
 /** What the report's engine score is: the classifier's, or the fallback without one. */
@@ -249,7 +251,13 @@ export function renderGameList(container, report, { selected = null, onSelect, s
     h('thead', null, headTop, headSub),
     body,
   );
-  container.append(h('div', { class: 'table-scroll' }, table));
+  const help = h('p', { class: 'columns-help' }, 'What the columns mean:');
+  for (const [text, key] of [['Flag', 'flag'], ['Engine', 'engineScore'], ['Accuracy', 'accuracy'], ['ACPL', 'acpl'], ['Match', 'match']]) {
+    // The engine score is the classifier's only without the assessment (its range then).
+    const opts = key === 'engineScore' && (report?.assessment || !report?.classifier) ? { signals: [] } : {};
+    help.append(' ', h('span', { class: 'column-help' }, text, info(key, opts)));
+  }
+  container.append(help, h('div', { class: 'table-scroll' }, table));
   // The row that takes the Tab stop: the one focused before this render, else the
   // selected game, else the first.
   const current =

@@ -3,9 +3,12 @@
 // movePanel: the move with its judgement and badges, the facts about it (played and
 // best move with their scores, losses, rank, alternatives, the single-line screening
 // bits, engine probability, time), its PGN annotations and comments, the table of
-// engine lines and the per-depth chart (charts.js).
+// engine lines and the per-depth chart (charts.js). One point of view throughout: the
+// mover's (the report's scores are White's; the per-depth values already the mover's),
+// said once at the top of the panel.
 
 import { fact, h } from './dom.js';
+import { info } from './explain.js';
 import {
   DASH,
   commentText,
@@ -27,6 +30,17 @@ import {
 } from './format.js';
 import { depthChart } from './charts.js';
 
+/** A White-POV score `{cp}` / `{mate}` from the mover's side (`side`: 'white' or 'black'). */
+export function moverScore(score, side) {
+  if (!score || typeof score !== 'object' || side !== 'black') return score ?? null;
+  if (isNum(score.mate)) return { mate: -score.mate };
+  if (isNum(score.cp)) return { cp: -score.cp };
+  return score;
+}
+
+/** A metric's label with its "what it means" button. */
+const label = (text, key) => [text, info(key, { name: text })];
+
 export function movePanel(report, game, plies, i) {
   const p = plies[i] || {};
   const j = judgementOf(p);
@@ -45,6 +59,13 @@ export function movePanel(report, game, plies, i) {
   if (p.isBest) heading.append(' ', h('span', { class: 'badge badge-best', text: "Engine's choice" }));
   if (p.excluded) heading.append(' ', h('span', { class: 'badge badge-excluded', text: 'Not counted' }));
   const panel = h('section', { class: 'move-panel', 'aria-label': 'Selected move' }, heading);
+  const mover = p.side === 'black' ? 'Black' : 'White';
+  panel.append(
+    h('p', {
+      class: 'pov-note',
+      text: `Scores here are from ${mover}'s point of view, the side that moved: + is good for ${mover}.`,
+    }),
+  );
 
   const multipv = obj(report?.settings).multipv;
   const searched = p.searched === true;
@@ -53,44 +74,44 @@ export function movePanel(report, game, plies, i) {
   }
   const dl = h('dl', { class: 'facts' });
   const played = [str(p.san)];
-  const pe = formatScore(p.playedEval ?? null);
+  const pe = formatScore(moverScore(p.playedEval ?? null, p.side));
   if (pe) played.push(' ', h('span', { class: 'score', text: `(${pe})` }));
   fact(dl, 'Played', played);
   if (p.bestSan || p.best) {
-    const be = formatScore(p.eval ?? null);
+    const be = formatScore(moverScore(p.eval ?? null, p.side));
     fact(dl, "Engine's best", [str(p.bestSan || p.best), be ? ' ' : '', be ? h('span', { class: 'score', text: `(${be})` }) : null]);
   }
-  if (isNum(p.cpLoss)) fact(dl, 'Centipawn loss', String(p.cpLoss));
-  if (isNum(p.winLoss)) fact(dl, 'Win-% loss', num(p.winLoss));
-  if (isNum(p.accuracy)) fact(dl, 'Move accuracy', `${num(p.accuracy)}%`);
+  if (isNum(p.cpLoss)) fact(dl, label('Centipawn loss', 'cpLoss'), String(p.cpLoss));
+  if (isNum(p.winLoss)) fact(dl, label('Win-% loss', 'winLoss'), num(p.winLoss));
+  if (isNum(p.accuracy)) fact(dl, label('Move accuracy', 'moveAccuracy'), `${num(p.accuracy)}%`);
   if (searched) {
     const lines = arr(p.lines).length;
     fact(
       dl,
-      'Rank',
+      label('Rank', 'rank'),
       isNum(p.rank)
         ? `${p.rank} of ${lines || multipv || '?'}`
         : `outside the top ${lines || multipv || ''} lines`.replace('  ', ' '),
     );
   }
-  if (isNum(p.alternatives)) fact(dl, 'Good alternatives', String(p.alternatives));
-  if (typeof p.onlyMove === 'boolean') fact(dl, 'Only move', p.onlyMove ? 'yes' : 'no');
-  if (searched && isNum(p.bestChanges)) fact(dl, 'Best-move changes', String(p.bestChanges));
-  if (searched) fact(dl, 'Engine choice from depth', isNum(p.stableFrom) ? String(p.stableFrom) : DASH);
-  if (p.betterThanEngine) fact(dl, 'Better than engine', 'yes');
+  if (isNum(p.alternatives)) fact(dl, label('Good alternatives', 'alternatives'), String(p.alternatives));
+  if (typeof p.onlyMove === 'boolean') fact(dl, label('Only move', 'onlyMove'), p.onlyMove ? 'yes' : 'no');
+  if (searched && isNum(p.bestChanges)) fact(dl, label('Best-move changes', 'bestChanges'), String(p.bestChanges));
+  if (searched) fact(dl, label('Engine choice from depth', 'stableFrom'), isNum(p.stableFrom) ? String(p.stableFrom) : DASH);
+  if (p.betterThanEngine) fact(dl, label('Better than engine', 'betterThanEngine'), 'yes');
   const z = p.screening && typeof p.screening === 'object' ? p.screening : null;
   if (z) {
     const d = isNum(z.delta) ? z.delta.toFixed(2) : 'NaN';
     const key = z.matchType === 'full' || z.matchType === 'main' ? 'delta' : 'delta2';
     fact(
       dl,
-      'Screening (Regan)',
+      label('Screening (Regan)', 'screening'),
       `${str(z.bits)} ${str(z.matchType).toUpperCase()} MATCH, ${key} = ${d}`,
       'wide',
     );
     fact(dl, 'Single-line choice by depth', screeningChoices(p, z), 'wide');
   }
-  if (isNum(p.engineProbability)) fact(dl, 'Engine probability', pct(p.engineProbability));
+  if (isNum(p.engineProbability)) fact(dl, label('Engine probability', 'engineProbability'), pct(p.engineProbability));
   if (isNum(p.timeSpent)) fact(dl, 'Time spent', duration(p.timeSpent, true));
   if (isNum(p.clock)) fact(dl, 'Clock after', duration(p.clock));
   if (p.excluded) fact(dl, 'Not counted', exclusionText(p.excluded), 'excluded-fact');
@@ -135,7 +156,7 @@ function linesTable(p) {
         'tr',
         { class: isPlayed ? 'played' : null },
         h('td', { class: 'num', text: String(isNum(l.multipv) ? l.multipv : k + 1) }),
-        h('td', { class: 'num score', text: formatScore(l.score) || DASH }),
+        h('td', { class: 'num score', text: formatScore(moverScore(l.score, p.side)) || DASH }),
         h('td', { class: 'num', text: isNum(l.depth) ? String(l.depth) : DASH }),
         h('td', { class: 'pv' }, pvText(p, arr(l.pvSan).length ? l.pvSan : [l.san || l.uci]),
           isPlayed ? h('span', { class: 'played-tag', text: ' played' }) : null),
@@ -148,7 +169,7 @@ function linesTable(p) {
     h(
       'table',
       { class: 'lines-table' },
-      h('caption', { text: "Engine lines (scores from White's point of view)" }),
+      h('caption', { text: `Engine lines (scores from ${p.side === 'black' ? 'Black' : 'White'}'s point of view, the mover's)` }),
       h(
         'thead',
         null,

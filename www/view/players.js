@@ -4,10 +4,11 @@
 // probability of engine assistance, the moves behind it and what it means; the player
 // table of a triage (its columns sort, a name shows that player's games).
 // renderPlayers: one card per player aggregated over all games, with the assessment and
-// its reasons, the statistics (accuracy, ACPL, match rate, judgements, engine score
-// bar, time use) and the advanced ones (Regan, IPR, Haworth, classifier, screening
-// matches, verdict), the positive-rate histogram (charts.js) and the moves that drove
-// the assessment.
+// its reasons on top, the plain statistics (accuracy, ACPL, match rate, judgements,
+// engine score bar, time use), then, collapsed, the expert ones (Regan's z-scores and
+// fit, IPR, Haworth, Guid–Bratko, classifier, screening matches, verdict, the scans of
+// each game, the positive-rate histogram of charts.js and the moves that drove the
+// verdict). Every metric has its "what it means" button (explain.js).
 
 import { fact, h, s } from './dom.js';
 import {
@@ -26,11 +27,15 @@ import {
   str,
   tag,
 } from './format.js';
-import { rateHistogram } from './charts.js';
+import { rateHistogram, stretchWords } from './charts.js';
+import { info } from './explain.js';
 
 // ---------------------------------------------------------------- summary
 
 // The summary's sortable columns: [key, label, class, sort value, descending first].
+// The "what it means" of each summary column (explain.js).
+const SUMMARY_INFO = { level: 'level', probability: 'probability', moves: 'moves' };
+
 const SUMMARY_COLS = [
   ['level', 'Level', '', (p) => {
     const a = assessmentOf(p);
@@ -83,7 +88,8 @@ export function renderSummary(container, report, { sort = null, onSort, onPlayer
     const next = dir ? (dir === 'ascending' ? 'descending' : 'ascending') : descFirst ? 'descending' : 'ascending';
     const button = h('button', { type: 'button', class: 'sort', 'data-sort': key }, label);
     button.addEventListener('click', () => onSort?.({ key, dir: next }));
-    head.append(h('th', { scope: 'col', class: cls || null, 'aria-sort': dir }, button));
+    const explain = SUMMARY_INFO[key] ? info(SUMMARY_INFO[key]) : null;
+    head.append(h('th', { scope: 'col', class: cls || null, 'aria-sort': dir }, button, explain));
   }
   head.append(h('th', { scope: 'col', text: 'What it means' }));
   const table = h(
@@ -173,7 +179,9 @@ function assessmentBlock(p, report) {
   box.append(
     h('p', { class: 'assessment-head' },
       h('span', { class: `level-badge level-${slug}`, text: level }),
-      ` ${pct(a.probability)} probability of engine assistance`),
+      info('level'),
+      ` ${pct(a.probability)} probability of engine assistance`,
+      info('probability')),
     h('p', {
       class: 'sub',
       text: `${a.moves} moves, ${str(a.basis)} model; unclear from ${pct(arr(a.thresholds)[0])}, look closer from ${pct(arr(a.thresholds)[1])}.`,
@@ -198,9 +206,14 @@ function assessmentBlock(p, report) {
   return box;
 }
 
+/** A metric's label with its "what it means" button. */
+const label = (text, key, opts = {}) => [text, info(key, { name: text, ...opts })];
+
 function playerCard(p, report) {
   const card = h('article', { class: 'player-card' });
   const name = str(p.name) || '?';
+  // The clean human ranges in the popovers are those of the player's rating band.
+  const rated = { rating: isNum(p.rating) ? p.rating : undefined };
   card.append(h('h3', { text: name }));
   const games = isNum(p.games) ? p.games : 0;
   card.append(
@@ -209,13 +222,13 @@ function playerCard(p, report) {
   );
   card.append(assessmentBlock(p, report));
   const dl = h('dl', { class: 'stats' });
-  fact(dl, 'Analysed moves', isNum(p.analysedPlies) ? String(p.analysedPlies) : DASH);
+  fact(dl, label('Analysed moves', 'moves'), isNum(p.analysedPlies) ? String(p.analysedPlies) : DASH);
   const excl = Object.entries(obj(p.excluded)).filter(([, c]) => isNum(c) && c > 0);
-  fact(dl, 'Not counted', excl.length ? excl.map(([r, c]) => `${exclusionText(r)}: ${c}`).join(', ') : 'none');
-  fact(dl, 'Accuracy', isNum(p.accuracy) ? `${num(p.accuracy)}%` : DASH);
+  fact(dl, label('Not counted', 'notCounted'), excl.length ? excl.map(([r, c]) => `${exclusionText(r)}: ${c}`).join(', ') : 'none');
+  fact(dl, label('Accuracy', 'accuracy', rated), isNum(p.accuracy) ? `${num(p.accuracy)}%` : DASH);
   fact(
     dl,
-    'ACPL',
+    label('ACPL', 'acpl', rated),
     isNum(p.acpl)
       ? [num(p.acpl), isNum(p.acplCi95) ? h('span', { class: 'ci', title: '95% confidence interval', text: ` ± ${num(p.acplCi95)}` }) : null]
       : DASH,
@@ -223,7 +236,7 @@ function playerCard(p, report) {
   const ci = pctRange(p.matchRateCi95);
   fact(
     dl,
-    'Top-move match',
+    label('Top-move match', 'match', rated),
     isNum(p.matchRate)
       ? [pct(p.matchRate), ci ? ' ' : null, ci ? h('span', { class: 'ci', title: '95% confidence interval', text: `(95% CI ${ci})` }) : null]
       : DASH,
@@ -231,29 +244,43 @@ function playerCard(p, report) {
   );
   fact(
     dl,
-    'Inaccuracies / mistakes / blunders',
+    label('Inaccuracies / mistakes / blunders', 'judgements'),
     h('span', null,
       h('span', { class: 'c-inaccuracy', text: String(p.inaccuracies ?? 0) }), ' / ',
       h('span', { class: 'c-mistake', text: String(p.mistakes ?? 0) }), ' / ',
       h('span', { class: 'c-blunder', text: String(p.blunders ?? 0) })),
     'wide',
   );
-  fact(dl, 'Guid–Bratko error', isNum(p.guidBratko) ? `${num(p.guidBratko, 3)}${isNum(p.guidBratkoPlies) ? ` (${p.guidBratkoPlies} moves)` : ''}` : DASH);
-  fact(dl, 'Better than engine', String(p.betterThanEngine ?? 0));
+  fact(dl, label('Better than engine', 'betterThanEngine'), String(p.betterThanEngine ?? 0));
   fact(
     dl,
-    report?.assessment ? 'Engine score (assessment)' : report?.classifier ? 'Engine score (classifier)' : 'Engine score (match × accuracy)',
+    label(
+      report?.assessment ? 'Engine score (assessment)' : report?.classifier ? 'Engine score (classifier)' : 'Engine score (match × accuracy)',
+      'engineScore',
+      // The classifier's range only where the score is the classifier's.
+      report?.classifier && !report?.assessment ? rated : { ...rated, signals: [] },
+    ),
     scoreBar(p.engineScore),
     'wide',
   );
   card.append(dl);
-  card.append(timeFacts(p.time));
+  card.append(timeFacts(p.time, rated));
+  card.append(expertSection(p, report, rated));
+  return card;
+}
 
+/**
+ * The expert statistics, collapsed (the plain assessment stays on top): Regan's
+ * z-scores, fit and IPR, Haworth's competence, Guid–Bratko, the classifier, screening
+ * matches and verdict, the most engine-like stretch of each of the player's games in
+ * words, the positive-rate histogram and the moves that drove the verdict.
+ */
+function expertSection(p, report, rated) {
   const adv = h('dl', { class: 'stats advanced' });
   const z = p.zScores && typeof p.zScores === 'object' ? p.zScores : null;
   fact(
     adv,
-    'Regan z-scores',
+    label('Regan z-scores', 'zScores', rated),
     z
       ? `MM ${num(z.mm, 2)} · EV ${num(z.ev, 2)} · ASD ${num(z.asd, 2)} against a ${Math.round(z.rating)} player (${z.moves} moves)`
       : h('span', {
@@ -269,7 +296,7 @@ function playerCard(p, report) {
   const r = p.regan && typeof p.regan === 'object' ? p.regan : null;
   fact(
     adv,
-    "Regan fit of own moves",
+    label('Regan fit of own moves', 'reganFit'),
     r && isNum(r.s) && isNum(r.c)
       ? `s = ${num(r.s, 3)} (${num(arr(r.sRange)[0], 3)}–${num(arr(r.sRange)[1], 3)}), c = ${num(r.c, 2)} (${num(arr(r.cRange)[0], 2)}–${num(arr(r.cRange)[1], 2)}), ${r.moves} moves`
       : notYet(p.regan),
@@ -277,7 +304,7 @@ function playerCard(p, report) {
   );
   fact(
     adv,
-    'Intrinsic rating (IPR)',
+    label('Intrinsic rating (IPR)', 'ipr'),
     isNum(p.ipr)
       ? `${Math.round(p.ipr)}${Array.isArray(p.iprRange) ? ` (95%: ${Math.round(p.iprRange[0])}–${Math.round(p.iprRange[1])})` : ''}`
       : h('span', { class: 'not-yet', text: 'no calibration for these settings' }),
@@ -285,31 +312,38 @@ function playerCard(p, report) {
   const c = p.competence && typeof p.competence === 'object' ? p.competence : null;
   fact(
     adv,
-    'Apparent competence (Haworth)',
+    label('Apparent competence (Haworth)', 'competence', rated),
     c ? `c = ${num(c.mean)} (90%: ${num(c.low)}–${num(c.high)}, ${c.moves} moves)` : notYet(p.competence),
+  );
+  fact(
+    adv,
+    label('Guid–Bratko error', 'guidBratko'),
+    isNum(p.guidBratko) ? `${num(p.guidBratko, 3)}${isNum(p.guidBratkoPlies) ? ` (${p.guidBratkoPlies} moves)` : ''}` : DASH,
   );
   const cl = p.classifier && typeof p.classifier === 'object' ? p.classifier : null;
   fact(
     adv,
-    'Engine-like moves (classifier)',
+    label('Engine-like moves (classifier)', 'classifier', rated),
     cl
       ? `${cl.flagged} of ${cl.classified} good moves (${pct(cl.positiveRate ?? 0)}), mean probability ${pct(cl.meanProbability ?? 0)}; critical phase ${cl.criticalFlagged} of ${cl.criticalClassified}`
       : h('span', { class: 'not-yet', text: report?.classifier ? 'no good moves to classify' : 'no model for these settings (the default depth 14, 4 lines)' }),
     'wide',
   );
-  const hist = rateHistogram(p, report);
   const m = p.matches && typeof p.matches === 'object' ? p.matches : null;
   if (m) {
     fact(
       adv,
-      'Screening matches (Regan)',
+      label('Screening matches (Regan)', 'screening'),
       `FULL ${m.full} · MAIN ${m.main} · PART ${m.part} · NON ${m.non} of ${m.moves} moves; by depth ${arr(m.byDepth).map((x) => `${x[0]}: ${x[1]}`).join(', ')}`,
       'wide',
     );
   }
-  fact(adv, 'Verdict', p.verdict !== null && p.verdict !== undefined ? str(p.verdict) : notYet(null), 'verdict');
-  card.append(adv);
-  if (hist) card.append(hist);
+  fact(adv, label('Verdict', 'verdict'), p.verdict !== null && p.verdict !== undefined ? str(p.verdict) : notYet(null), 'verdict');
+  const body = h('div', { class: 'expert-body' }, adv);
+  const scans = scanList(p, report);
+  if (scans) body.append(scans);
+  const hist = rateHistogram(p, report);
+  if (hist) body.append(hist);
   const evidence = arr(p.evidence).filter((e) => e && isNum(e.game) && isNum(e.ply));
   if (evidence.length) {
     const list = h('ol', { class: 'evidence' });
@@ -323,13 +357,38 @@ function playerCard(p, report) {
         }),
       );
     }
-    card.append(h('p', { class: 'sub', text: 'Moves that drove it, least likely first:' }), list);
+    body.append(h('p', { class: 'sub', text: 'Moves that drove it, least likely first:' }), list);
   }
-  return card;
+  return h(
+    'details',
+    { class: 'expert' },
+    h('summary', { text: 'Expert statistics: Regan, IPR, Haworth, Guid–Bratko, the scans' }),
+    body,
+  );
+}
+
+/** The most engine-like stretch of each of the player's games, in words (charts.js). */
+function scanList(p, report) {
+  const who = str(p.name).toLowerCase();
+  const items = [];
+  for (const game of arr(report?.games)) {
+    if (!game || game.error) continue;
+    for (const side of ['white', 'black']) {
+      const sd = obj(obj(game.sides)[side]);
+      const st = obj(sd.stretch);
+      if (str(sd.player).toLowerCase() !== who || !isNum(st.fromPly) || !isNum(st.z)) continue;
+      const opponent = tag(game, side === 'white' ? 'Black' : 'White') || '?';
+      items.push(h('li', { text: `Game ${(isNum(game.index) ? game.index : 0) + 1} (against ${opponent}): ${stretchWords({ side, ...st })}` }));
+    }
+  }
+  if (!items.length) return null;
+  return h('div', { class: 'scans' },
+    h('p', { class: 'sub' }, 'Scans for intermittent assistance', info('stretch')),
+    h('ul', { class: 'scan-list' }, ...items));
 }
 
 /** Time use (from clock data): mean, spread, the most regular stretch, fast moves. */
-function timeFacts(t) {
+function timeFacts(t, rated) {
   const dl = h('dl', { class: 'stats time' });
   if (!t || typeof t !== 'object' || !isNum(t.mean)) {
     fact(dl, 'Time use', h('span', { class: 'not-yet', text: 'no clock data' }), 'wide');
@@ -337,19 +396,19 @@ function timeFacts(t) {
   }
   fact(
     dl,
-    'Time per move',
+    label('Time per move', 'timePerMove', rated),
     `${num(t.mean)} s${isNum(t.sd) ? ` ± ${num(t.sd)}` : ''}${isNum(t.cv) ? ` (CV ${num(t.cv, 2)})` : ''} · ${t.moves} moves`,
     'wide',
   );
   fact(
     dl,
-    'Most regular 14 moves',
+    label('Most regular 14 moves', 'regularStretch', rated),
     isNum(t.minWindowCv) ? `CV ${num(t.minWindowCv, 2)} from ply ${t.minWindowPly}` : 'fewer than 14 timed moves',
   );
-  fact(dl, 'Fast (< 2 s) / premoves', `${t.fastMoves ?? 0} / ${t.premoves ?? 0}`);
+  fact(dl, label('Fast (< 2 s) / premoves', 'fast', rated), `${t.fastMoves ?? 0} / ${t.premoves ?? 0}`);
   fact(
     dl,
-    'Time vs good alternatives',
+    label('Time vs good alternatives', 'timeVsAlternatives', rated),
     isNum(t.difficultyCorrelation) ? `r = ${num(t.difficultyCorrelation, 2)} (${t.difficultyMoves} moves)` : DASH,
     'wide',
   );
