@@ -4,7 +4,9 @@
 // phase (opening, middlegame, decided) with the moves the classifier flagged marked;
 // clicking a row opens the game. The rows are one Tab stop (↑/↓, Home and End move
 // between them, Enter or Space opens the game) and 24 px high on a phone or a touch
-// screen, so a finger can choose one.
+// screen, so a finger can choose one. The map is as wide as its container, never wider
+// (cells narrow for long games and small screens; it is drawn again when the width
+// changes), so it never scrolls sideways.
 
 import { h, s, svgTitle } from './dom.js';
 import { arr, exclusionText, isNum, moveNo, pct, str } from './format.js';
@@ -14,18 +16,22 @@ import { arr, exclusionText, isNum, moveNo, pct, str } from './format.js';
  * phase — opening (book or early), middlegame (evaluation within ±3 pawns), decided —
  * with the moves the classifier flagged marked. Click a row to open the game.
  */
-export function renderMoveMap(container, report, { selected = null, onSelect } = {}) {
+export function renderMoveMap(container, report, opts = {}) {
+  const { selected = null, onSelect } = opts;
+  watchWidth(container, () => renderMoveMap(container, report, opts));
   const active = document.activeElement;
   const focusRow = container.contains(active) ? active.getAttribute?.('data-game') : null;
   container.replaceChildren();
   const games = arr(report?.games).filter((g) => g && !g.error);
   if (!games.length) return;
   const longest = Math.max(1, ...games.map((g) => arr(g.plies).length));
-  const cell = Math.max(3, Math.min(8, Math.floor(760 / longest)));
+  const labelW = 34;
+  // Up to 8 px a ply, within the container's width (760 px while it is not laid out).
+  const avail = container.clientWidth || labelW + 760;
+  const cell = Math.max(0.5, Math.min(8, Math.floor(((avail - labelW) / longest) * 4) / 4));
   // A tap target of at least 24 px where fingers choose.
   const row = matchMedia('(max-width: 600px), (pointer: coarse)').matches ? 24 : 12;
 
-  const labelW = 34;
   const svg = s('svg', {
     class: 'move-map',
     viewBox: `0 0 ${labelW + longest * cell} ${games.length * row}`,
@@ -70,7 +76,7 @@ export function renderMoveMap(container, report, { selected = null, onSelect } =
         what = `engine-like (${pct(p.engineProbability ?? 0)})`;
       }
       group.append(
-        s('rect', { class: cls, x: labelW + i * cell, y: y + 1, width: cell - 0.5, height: row - 2 },
+        s('rect', { class: cls, x: labelW + i * cell, y: y + 1, width: cell > 2 ? cell - 0.5 : cell, height: row - 2 },
           svgTitle(`Game ${index + 1}, ${moveNo(p)} ${str(p.san)}: ${what}`)),
       );
     });
@@ -103,7 +109,7 @@ export function renderMoveMap(container, report, { selected = null, onSelect } =
   const refocus = focusRow !== null;
   container.append(
     h('figure', { class: 'move-map-figure' },
-      h('div', { class: 'table-scroll' }, svg),
+      h('div', { class: 'move-map-box' }, svg),
       h('figcaption', null,
         h('span', { class: 'lg mm-opening', 'aria-hidden': 'true' }), ' opening ',
         h('span', { class: 'lg mm-middle', 'aria-hidden': 'true' }), ' middlegame ',
@@ -112,4 +118,26 @@ export function renderMoveMap(container, report, { selected = null, onSelect } =
         report?.classifier ? '' : '— no classifier for these settings, so nothing is flagged.')),
   );
   if (refocus) current?.focus({ preventScroll: true });
+}
+
+// Per container: its ResizeObserver and the width it was drawn for.
+const watched = new WeakMap();
+
+/** Calls `redraw` (the latest one given) when the container's width changes. */
+function watchWidth(container, redraw) {
+  let w = watched.get(container);
+  if (!w) {
+    w = { width: container.clientWidth, redraw };
+    watched.set(container, w);
+    if (typeof ResizeObserver === 'function') {
+      new ResizeObserver(() => {
+        const width = container.clientWidth;
+        if (Math.abs(width - w.width) < 1) return;
+        w.width = width;
+        w.redraw();
+      }).observe(container);
+    }
+  }
+  w.redraw = redraw;
+  w.width = container.clientWidth;
 }
