@@ -30,7 +30,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # npm packages: stockfish (the engine), chessground (the board), binaryen (wasm-opt),
-# playwright-core (browser tests; it drives Debian's chromium, downloads nothing).
+# playwright-core (browser tests; it drives Debian's chromium, downloads nothing),
+# axe-core (the browser tests' accessibility checks).
 if [ ! -f node_modules/stockfish/bin/stockfish-19-lite-single.js ] \
    || ! cmp -s package-lock.json node_modules/.package-lock.json 2>/dev/null; then
   npm ci --ignore-scripts --no-audit --no-fund

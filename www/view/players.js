@@ -161,7 +161,7 @@ export function renderPlayers(container, report) {
  */
 function assessmentBlock(p, report) {
   const a = p.assessment && typeof p.assessment === 'object' ? p.assessment : null;
-  const box = h('section', { class: 'assessment', 'aria-label': 'Fair-play assessment' });
+  const box = h('section', { class: 'assessment', 'aria-label': `Fair-play assessment of ${str(p.name) || '?'}` });
   if (!a) {
     box.append(
       h('p', {
