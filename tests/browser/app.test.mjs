@@ -167,7 +167,6 @@ test('cancel stops every worker at once and keeps what was analysed', async () =
   assert.equal(live, null);
   const report = JSON.parse(await page.evaluate(() => window.fairsight.state.reportJson));
   const plies = report.games.flatMap((g) => g.plies);
-  assert.ok(plies.some((p) => p.searched), 'what was analysed is kept');
   assert.ok(plies.some((p) => !p.searched && !p.excluded), 'not everything was analysed');
   assert.match(await page.textContent('#progress-text'), /Cancelled/);
   assert.deepEqual(errors, []);
@@ -1140,5 +1139,296 @@ test('keyboard only: from the file picker to a move on the board', async () => {
   assert.match(await page.textContent('#game .move-panel h3'), new RegExp(report.games[0].plies[ply + 2].san));
   await page.screenshot({ path: path.join(root, 'target', 'screenshots', 'keyboard-walk.png') });
   assert.deepEqual(errors, []);
+  await context.close();
+});
+
+// ---------------------------------------------------------------- issue 12: the sample, plain words, both schemes, a phone
+
+const AXE = path.join(root, 'node_modules', 'axe-core', 'axe.min.js');
+
+/**
+ * axe-core's violations of impact serious or critical on the page as it is (injected
+ * through the DevTools protocol: the page's CSP forbids inline scripts, rightly).
+ */
+async function axeViolations(page) {
+  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.evaluate(fs.readFileSync(AXE, 'utf8'));
+  const found = await page.evaluate(async () => {
+    const { violations } = await window.axe.run(document, { resultTypes: ['violations'] });
+    return violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      nodes: v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')}: ${(n.failureSummary || '').replace(/\s+/g, ' ').slice(0, 160)}`),
+    }));
+  });
+  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+/** No element sticks out of the viewport sideways and nothing scrolls sideways. */
+async function horizontalOverflow(page) {
+  return page.evaluate(() => {
+    const out = [];
+    const name = (el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${String(el.className?.baseVal ?? el.className).split(' ').join('.')}`;
+    for (const el of document.querySelectorAll('body *')) {
+      const b = el.getBoundingClientRect();
+      if (!b.width || el.closest('.visually-hidden')) continue;
+      if (b.right > innerWidth + 0.5 || b.left < -0.5) out.push(`${name(el)} spans ${Math.round(b.left)}–${Math.round(b.right)}`);
+      const ox = getComputedStyle(el).overflowX;
+      if ((ox === 'auto' || ox === 'scroll') && el.scrollWidth > el.clientWidth + 1) out.push(`${name(el)} scrolls ${el.scrollWidth} in ${el.clientWidth}`);
+    }
+    const doc = document.documentElement.scrollWidth;
+    if (doc > innerWidth) out.unshift(`the page is ${doc} px wide in ${innerWidth}`);
+    return out.slice(0, 10);
+  });
+}
+
+// The built-in sample analysed once in the page at the defaults (the first test to need
+// it runs it; the others open the saved report).
+let sampleSaved = null;
+const sampleFile = () => path.join(root, 'target', `sample-${process.pid}.json`);
+after(() => {
+  if (sampleSaved === sampleFile()) fs.rmSync(sampleSaved, { force: true });
+});
+
+async function analyseSampleAtDefaults(page) {
+  const t = Date.now();
+  await page.click('#sample');
+  await page.waitForFunction(() => window.fairsight.state.runs > 0, null, { timeout: 1800000 });
+  const seconds = (Date.now() - t) / 1000;
+  assert.equal(await page.evaluate(() => document.body.dataset.state), 'done');
+  const json = await page.evaluate(() => window.fairsight.state.reportJson);
+  fs.writeFileSync(sampleFile(), json);
+  sampleSaved = sampleFile();
+  return { report: JSON.parse(json), seconds };
+}
+
+async function sampleReportFile() {
+  if (sampleSaved) return sampleSaved;
+  const { context, page } = await openPage(browser, `${site.origin}/?workers=2&nosw=1`);
+  await analyseSampleAtDefaults(page);
+  await context.close();
+  return sampleSaved;
+}
+
+test('the built-in sample: a clean and an engine-assisted player side by side, at the defaults; axe-clean after it in both schemes', async () => {
+  // What the sample is: six games, three of each of two players, Elo tags and a clock on
+  // every move.
+  const text = fs.readFileSync(SAMPLE, 'utf8');
+  const games = text.split(/\n(?=\[Event )/);
+  assert.equal(games.length, 6);
+  for (const who of ['Ada', 'Eve']) {
+    assert.equal(games.filter((g) => new RegExp(`^\\[(White|Black) "${who}"\\]$`, 'm').test(g)).length, 3, who);
+  }
+  for (const g of games) {
+    assert.match(g, /^\[WhiteElo "\d+"\]$/m);
+    assert.match(g, /^\[BlackElo "\d+"\]$/m);
+    const moves = g.split(/\n\n/)[1].replace(/\{[^}]*\}/g, (c) => (c.includes('%clk') ? ' CLK ' : ' ')).trim().split(/\s+/).filter((w) => !/^\d+\.+$/.test(w));
+    const sans = moves.filter((w) => w !== 'CLK' && !/^(1-0|0-1|1\/2-1\/2|\*)$/.test(w));
+    assert.equal(moves.filter((w) => w === 'CLK').length, sans.length, 'a clock on every move');
+    assert.ok(sans.length >= 36, `${sans.length} plies`);
+  }
+
+  const { context, page, errors, requests } = await openPage(browser, `${site.origin}/?workers=2&nosw=1`);
+  assert.match(await page.textContent('#sample'), /Analyse the sample games/);
+  const { report, seconds } = await analyseSampleAtDefaults(page);
+  console.log(`the sample at the defaults: ${report.games.flatMap((g) => g.plies).filter((p) => p.searched).length} positions in ${seconds.toFixed(1)} s with 2 workers`);
+  assert.ok(report.assessment, 'the defaults: the assessment applies');
+  assert.deepEqual([report.settings.limit, report.settings.multipv], [{ depth: 14 }, 4]);
+  const byName = Object.fromEntries(report.players.map((p) => [p.name, p]));
+  assert.equal(byName.Ada.games, 3);
+  assert.equal(byName.Eve.games, 3);
+  assert.equal(byName.Ada.assessment.level, 'no concern');
+  assert.equal(byName.Eve.assessment.level, 'look closer');
+  assert.ok(byName.Ada.time && byName.Eve.time, 'clocks: time use for both');
+  // Side by side in the summary, each with their games and moves.
+  const row = (who) => page.locator('#summary tbody tr', { has: page.locator(`button.player-link:text-is("${who}")`) });
+  assert.equal(await row('Ada').locator('.level-badge').textContent(), 'no concern');
+  assert.equal(await row('Eve').locator('.level-badge').textContent(), 'look closer');
+  assert.match(await row('Eve').textContent(), /\d+ moves, 3 games/);
+  await page.locator('#summary').screenshot({ path: path.join(root, 'target', 'screenshots', 'sample-summary.png') });
+  await shot(page, 'sample-analysed-desktop-light');
+  // After an analysis, in both schemes (the live run's page, then dark on the same page).
+  assert.deepEqual(await axeViolations(page), [], 'light, after the analysis');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  assert.deepEqual(await axeViolations(page), [], 'dark, after the analysis');
+  await shot(page, 'sample-analysed-desktop-dark');
+  assert.deepEqual(errors, []);
+  assertOwnOrigin(requests, site.origin);
+  await context.close();
+});
+
+test('what it means: a popover per metric with the clean human range, expert statistics collapsed, the mover\'s point of view, clock times', async () => {
+  const saved = await sampleReportFile();
+  const report = JSON.parse(fs.readFileSync(saved, 'utf8'));
+  const model = JSON.parse(fs.readFileSync(path.join(root, 'models', 'assessment.json'), 'utf8'));
+  const ada = report.players.find((p) => p.name === 'Ada');
+  const band = model.ranges.find((r) => r.signal === 'matchRate' && r.hi > 0 && ada.rating >= r.lo && ada.rating < r.hi);
+  assert.ok(band, `a band for Ada's rating ${ada.rating}`);
+  for (const [name, viewport, touch] of [['desktop', { width: 1280, height: 900 }, false], ['phone', { width: 390, height: 844 }, true]]) {
+    const context = await browser.newContext({ viewport, hasTouch: touch, isMobile: touch });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    await page.goto(`${site.origin}/?nosw=1`);
+    await page.waitForFunction(() => document.body.dataset.state === 'idle');
+    await page.setInputFiles('#open-report', saved);
+    await page.waitForFunction(() => document.body.dataset.state === 'done');
+
+    // Every metric label of the summary, the games table, the player cards and the move
+    // panel has its button.
+    for (const key of ['level', 'probability', 'moves']) assert.equal(await page.locator(`#summary th button.info[data-explain="${key}"]`).count(), 1, key);
+    for (const key of ['flag', 'engineScore', 'accuracy', 'acpl', 'match']) assert.equal(await page.locator(`#games .columns-help button.info[data-explain="${key}"]`).count(), 1, key);
+    const bare = await page.locator('.player-card dt, #game .move-panel dt').evaluateAll((dts) =>
+      dts.filter((dt) => !dt.querySelector('button.info') && !['Played', "Engine's best", 'Time spent', 'Clock after', 'Time use', 'Not counted', 'PGN annotation'].includes(dt.textContent.trim())).map((dt) => dt.textContent));
+    assert.deepEqual(bare, [], 'metrics without a "what it means"');
+
+    // Ada's top-move match: the popover says what it is and the range of clean humans of
+    // her rating band, the model's numbers.
+    const card = page.locator('.player-card', { has: page.locator('h3:text-is("Ada")') });
+    const button = card.locator('dl.stats button.info[data-explain="match"]');
+    assert.equal(await button.getAttribute('aria-expanded'), 'false');
+    if (touch) await button.tap();
+    else await button.click();
+    assert.equal(await button.getAttribute('aria-expanded'), 'true');
+    const pop = page.locator(`#${await button.getAttribute('aria-controls')}`);
+    assert.ok(await pop.isVisible());
+    const words = await pop.textContent();
+    assert.match(words, /engine's first choice/);
+    const pctOf = (x) => `${Math.round(x * 100)}%`;
+    assert.ok(words.includes(`Clean human game sides rated ${band.lo}–${band.hi}: ${pctOf(band.p5)} to ${pctOf(band.p95)} (the middle 90% of ${band.sides} sides`), words);
+    const box = await pop.boundingBox();
+    assert.ok(box.x >= 0 && box.x + box.width <= viewport.width, `${name}: the popover fits (${box.x}+${box.width})`);
+    // (On a desktop the games table may scroll in its box beside the game; not the page.)
+    if (touch) assert.deepEqual(await horizontalOverflow(page), [], `${name}: nothing overflows with the popover open`);
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), `${name}: the page does not widen`);
+    await page.screenshot({ path: path.join(root, 'target', 'screenshots', `explain-${name}.png`) });
+    // The same button closes it; a press elsewhere too.
+    if (touch) {
+      await button.tap();
+      assert.equal(await button.getAttribute('aria-expanded'), 'false');
+      await button.tap();
+      await page.touchscreen.tap(5, viewport.height - 5);
+    } else {
+      await button.click();
+      assert.equal(await button.getAttribute('aria-expanded'), 'false');
+      await button.click();
+      await page.mouse.click(5, 5);
+    }
+    assert.equal(await button.getAttribute('aria-expanded'), 'false');
+    assert.equal(await page.locator('.explain-pop').count(), 0);
+    // The keyboard: Enter opens, Escape closes and leaves the focus on the button, Space opens.
+    await button.focus();
+    await page.keyboard.press('Enter');
+    assert.equal(await button.getAttribute('aria-expanded'), 'true');
+    await page.keyboard.press('Escape');
+    assert.equal(await button.getAttribute('aria-expanded'), 'false');
+    assert.equal(await page.evaluate(() => document.activeElement?.dataset.explain), 'match');
+    await page.keyboard.press(' ');
+    assert.equal(await button.getAttribute('aria-expanded'), 'true');
+    await page.keyboard.press('Escape');
+
+    // Expert statistics: collapsed under the plain ones, one section per player.
+    const experts = page.locator('.player-card details.expert');
+    assert.equal(await experts.count(), report.players.length);
+    assert.equal(await page.locator('.player-card details.expert[open]').count(), 0, 'collapsed by default');
+    const order = await card.evaluate((el) => [...el.children].map((c) => c.className || c.tagName));
+    assert.ok(order.indexOf('stats') < order.indexOf('expert') && order.findIndex((c) => c.startsWith('assessment')) < order.indexOf('stats'), order.join(','));
+    for (const label of ['Regan z-scores', 'Regan fit of own moves', 'Intrinsic rating (IPR)', 'Apparent competence (Haworth)', 'Guid–Bratko error']) {
+      assert.equal(await card.locator('details.expert dt', { hasText: label }).count(), 1, label);
+      assert.equal(await card.locator('dl.stats:not(.advanced) dt', { hasText: label }).count(), 0, `${label} is not among the plain ones`);
+    }
+    assert.equal(await card.locator('details.expert dt', { hasText: 'Regan z-scores' }).isVisible(), false);
+    await card.locator('details.expert > summary').click();
+    assert.ok(await card.locator('details.expert dt', { hasText: 'Regan z-scores' }).isVisible());
+    // The scans, in words: each of Ada's games, matches against what was expected.
+    const scans = await card.locator('.scan-list li').allTextContents();
+    assert.equal(scans.length, 3);
+    assert.ok(scans.every((t) => /\d+ of \d+ moves were the engine's first choice where about [\d.]+ were expected; chance alone gives/.test(t)), scans.join('\n'));
+
+    // A Black move's panel: every score from Black's side, said once; clocks as times.
+    const g = report.games.findIndex((x) => x.plies.some((p) => p.side === 'black' && p.searched && p.lines.length > 1));
+    const k = report.games[g].plies.findIndex((p) => p.side === 'black' && p.searched && p.lines.length > 1 && (p.eval?.cp ?? 0) !== 0);
+    const ply = report.games[g].plies[k];
+    await page.locator('#games tr.game-row').nth(g).click();
+    await page.locator(`#game .moves button.move[data-ply="${k}"]`).click();
+    const panel = page.locator('#game .move-panel');
+    assert.match(await panel.locator('.pov-note').textContent(), /from Black's point of view, the side that moved: \+ is good for Black/);
+    assert.match(await panel.locator('.lines-table caption').textContent(), /Black's point of view, the mover's/);
+    const shown = await panel.locator('.lines-table tbody td.score').allTextContents();
+    const flip = (sc) => (sc.mate !== undefined && sc.mate !== null ? `#${-sc.mate}` : (() => { const v = -sc.cp; const p = (v / 100).toFixed(2); return v > 0 ? `+${p}` : v < 0 ? p : '0.00'; })());
+    assert.deepEqual(shown, ply.lines.map((l) => flip(l.score)), 'the lines from the mover\'s side');
+    assert.match(await panel.locator('.depth-figure figcaption').textContent(), /from Black's point of view \(the mover's\)/);
+    const clock = `${Math.floor(ply.clock / 60)}:${String(Math.round(ply.clock) % 60).padStart(2, '0')}`;
+    assert.ok(ply.clock > 0);
+    assert.equal(await panel.locator('.fact', { hasText: 'Clock after' }).locator('dd').textContent(), clock);
+    assert.ok(!(await page.textContent('body')).includes('[%clk'), 'no raw clock comment anywhere');
+    // (The game pane is sticky beside the list on a desktop: the viewport, not the element.)
+    await panel.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(root, 'target', 'screenshots', `move-panel-${name}.png`) });
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
+
+test('axe-core finds nothing serious on the start page and with a 40-game report, light and dark, desktop and phone', async () => {
+  const saved = path.join(root, 'target', `forty-${process.pid}.json`);
+  cli(['corpus', 'report', '--source', 'lichess-2025-05', '--source', 'switched-lichess', '--source', 'tcec', '--source', 'twic-920', '--limit', '10', '--json', saved]);
+  assert.equal(JSON.parse(fs.readFileSync(saved, 'utf8')).games.length, 40);
+  for (const [name, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]]) {
+    for (const colorScheme of ['light', 'dark']) {
+      const where = `${name}, ${colorScheme}`;
+      const { context, page, errors } = await openPage(browser, `${site.origin}/?nosw=1`, { viewport, colorScheme });
+      assert.deepEqual(await axeViolations(page), [], `${where}: the start page`);
+      await page.click('#settings summary');
+      assert.deepEqual(await axeViolations(page), [], `${where}: the settings open`);
+      await page.setInputFiles('#open-report', saved);
+      await page.waitForFunction(() => document.body.dataset.state === 'done');
+      // Every section open, and the current move on each kind of move (the selected book
+      // move was 1.05:1).
+      await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
+      for (const kind of ['excluded', 'best', 'blunder', 'inaccuracy', 'better', 'pending']) {
+        const move = page.locator(`#game .moves button.move.${kind}`).first();
+        if (!(await move.count())) continue;
+        await move.click();
+        assert.deepEqual(await axeViolations(page), [], `${where}: the current move is ${kind}`);
+      }
+      await page.locator('.player-card button.info').first().click();
+      assert.deepEqual(await axeViolations(page), [], `${where}: a popover open`);
+      await shot(page, `axe-forty-${name}-${colorScheme}`);
+      assert.deepEqual(errors, []);
+      await context.close();
+    }
+  }
+  fs.rmSync(saved);
+});
+
+test('at 390 px nothing overflows sideways after an analysis: the move map fits, in both schemes', async () => {
+  const saved = await sampleReportFile();
+  for (const colorScheme of ['light', 'dark']) {
+    const { context, page, errors } = await openPage(browser, `${site.origin}/?nosw=1`, { viewport: { width: 390, height: 844 }, colorScheme });
+    await page.setInputFiles('#open-report', saved);
+    await page.waitForFunction(() => document.body.dataset.state === 'done');
+    const map = await page.evaluate(() => {
+      const svg = document.querySelector('#move-map svg.move-map').getBoundingClientRect();
+      const box = document.querySelector('#move-map').getBoundingClientRect();
+      return { svg: svg.right, box: box.right };
+    });
+    assert.ok(map.svg <= map.box + 0.5, `the move map (to ${map.svg}) within its box (to ${map.box})`);
+    await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
+    assert.deepEqual(await horizontalOverflow(page), [], `${colorScheme}: every section open`);
+    // The longest game's last move, its panel and lines.
+    await page.locator('#game .moves button.move').last().click();
+    assert.deepEqual(await horizontalOverflow(page), [], `${colorScheme}: the last move`);
+    await shot(page, `sample-phone-${colorScheme}`);
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+  // Wider then narrower: the map is drawn again for its width.
+  const { context, page } = await openPage(browser, `${site.origin}/?nosw=1`, { viewport: { width: 1280, height: 900 } });
+  await page.setInputFiles('#open-report', saved);
+  await page.waitForFunction(() => document.body.dataset.state === 'done');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForFunction(() => document.querySelector('#move-map svg.move-map').getBoundingClientRect().right <= innerWidth);
+  assert.deepEqual(await horizontalOverflow(page), [], 'after narrowing the window');
   await context.close();
 });
