@@ -51,7 +51,7 @@ function benchGame() {
     return { label: `${path.basename(shared)} (first ${maxPlies} plies)`, ...firstPlies(fs.readFileSync(shared, 'utf8'), maxPlies) };
   }
   const sample = path.join(root, 'samples', 'opera-1858.pgn');
-  console.log('note: ../shared/data absent; using the 33-ply sample game instead');
+  console.log('note: ../shared/data absent; using the 33-ply Opera game instead');
   return { label: 'samples/opera-1858.pgn', ...firstPlies(fs.readFileSync(sample, 'utf8'), maxPlies) };
 }
 
