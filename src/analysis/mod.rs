@@ -736,28 +736,45 @@ mod tests {
     }
 
     #[test]
-    fn a_sides_later_half_signals_are_its_last_counted_moves() {
+    fn a_sides_later_half_signals_are_its_last_searched_moves_decided_ones_included() {
         let pgn = TWENTY_PLIES;
         let mut a = Analysis::from_pgn(pgn, Settings::default());
         for j in a.jobs() {
-            a.add_result(result_with_early_losses(&j, 14));
+            let mut r = result_with_early_losses(&j, 12);
+            // From ply 16 on the game is decided (White +5): searched, not counted.
+            for p in r.positions.iter_mut().filter(|p| p.ply_index >= 16) {
+                p.search.lines[0].score = Score::Cp(500);
+            }
+            a.add_result(r);
         }
         let report = a.report(EngineInfo::default());
         let g = &report.games[0];
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
         for side in [Side::White, Side::Black] {
-            let losses: Vec<f64> = g
-                .plies
-                .iter()
-                .filter(|p| p.side == side && p.excluded.is_none() && p.searched)
-                .filter_map(|p| p.features.cp_loss.map(f64::from))
+            let mine = g.plies.iter().filter(|p| p.side == side && p.searched);
+            let searched: Vec<f64> = mine
+                .clone()
+                .filter(|p| matches!(p.excluded, None | Some(Exclusion::Decided)))
+                .map(|p| p.features.win_loss.unwrap())
                 .collect();
-            let later = &losses[losses.len() / 2..];
-            let expected = later.iter().sum::<f64>() / later.len() as f64;
-            let whole = losses.iter().sum::<f64>() / losses.len() as f64;
-            assert!(whole > expected, "the test needs early losses: {losses:?}");
+            let counted: Vec<f64> = mine
+                .filter(|p| p.excluded.is_none())
+                .map(|p| p.features.win_loss.unwrap())
+                .collect();
+            assert!(
+                searched.len() > counted.len(),
+                "the test needs decided plies"
+            );
+            let expected = mean(&searched[searched.len() / 2..]);
+            let counted_only = mean(&counted[counted.len() / 2..]);
+            assert!(
+                counted_only > expected,
+                "the test needs the counted moves' later half to differ: {counted:?}"
+            );
             let s = signals::side_signals(g, side, None, None).unwrap();
-            assert_eq!(s.get("lateAcpl"), Some(expected));
-            assert_eq!(s.get("acpl"), Some(whole));
+            assert_eq!(s.get("lateLoss"), Some(expected));
+            assert_eq!(s.late_moves, searched.len() - searched.len() / 2);
+            assert_eq!(s.moves, counted.len());
         }
     }
 

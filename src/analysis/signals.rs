@@ -10,6 +10,7 @@ use crate::{
         assessment::{AssessmentModel, Late, Pooled, Signals},
         classifier::Classifier,
     },
+    plan::Exclusion,
     report::{GameReport, PlayerReport, Report},
     stats::calibration::Calibration,
 };
@@ -65,12 +66,15 @@ pub fn side_signals(
     Some(signals)
 }
 
-/// The later half of a side's counted moves (those the accuracy statistics count).
+/// The later half of a side's searched moves: those the accuracy statistics count and
+/// those of decided positions (not repetitions, which say nothing of a choice).
 fn side_late(game: &GameReport, side: Side) -> Late {
-    let (samples, _) = crate::accuracy::samples(&game.plies, &Default::default(), side);
-    let moves: Vec<(f64, bool)> = samples
+    let moves: Vec<(f64, bool)> = game
+        .plies
         .iter()
-        .filter_map(|s| Some((f64::from(s.features.cp_loss?), s.features.is_best)))
+        .filter(|p| p.side == side && p.searched)
+        .filter(|p| matches!(p.excluded, None | Some(Exclusion::Decided)))
+        .filter_map(|p| Some((p.features.win_loss?, p.features.is_best)))
         .collect();
     Late::of_moves(&moves)
 }
@@ -84,14 +88,13 @@ pub fn player_signals(player: &PlayerReport, sides: &[Signals]) -> Option<Signal
         .filter_map(|s| s.get("stretch"))
         .fold(0.0_f64, f64::max);
     let bonferroni = libm::log10(sides.len().max(1) as f64);
-    // Each side's later half had moves − ⌊moves/2⌋ moves.
     let late = Late::pooled(
         &sides
             .iter()
             .map(|s| Late {
-                acpl: s.get("lateAcpl"),
+                loss: s.get("lateLoss"),
                 match_rate: s.get("lateMatch"),
-                moves: s.moves - s.moves / 2,
+                moves: s.late_moves,
             })
             .collect::<Vec<_>>(),
     );

@@ -40,7 +40,7 @@ pub const SIGNALS: [&str; 16] = [
     "matchRate",
     "competence",
     "stretch",
-    "lateAcpl",
+    "lateLoss",
     "lateMatch",
     "zMm",
     "zEv",
@@ -72,6 +72,8 @@ pub struct Signals {
     pub clocks: bool,
     /// Games behind them (1 for a side of a game).
     pub games: usize,
+    /// Moves behind the later-half signals ([`Late::moves`]).
+    pub late_moves: usize,
 }
 
 impl Signals {
@@ -85,8 +87,9 @@ impl Signals {
 
     /// Sets the later-half signals ([`Late`]).
     pub fn set_late(&mut self, late: Late) {
-        self.set("lateAcpl", late.acpl.map(|a| a.min(300.0)));
+        self.set("lateLoss", late.loss);
         self.set("lateMatch", late.match_rate);
+        self.late_moves = late.moves;
     }
 
     fn set(&mut self, name: &str, v: Option<f64>) {
@@ -96,14 +99,16 @@ impl Signals {
     }
 }
 
-/// ACPL and top-move match over the later half of a side's counted moves (the last
-/// ⌈n/2⌉): a player who turns to an engine part-way through a game plays its later half
-/// like one, which the whole game's averages dilute. Not a count: it does not grow with
-/// the game's length.
+/// Win-chance loss and top-move match over the later half of a side's searched moves
+/// (the last ⌈n/2⌉), decided positions included: a player who turns to an engine part-way
+/// through a game plays its later half like one, which the whole game's averages dilute,
+/// and the engine soon makes the game decided, which the counted moves leave out. The
+/// loss is lichess's win-% loss, which stays meaningful in a decided position where
+/// centipawns do not. Not a count: it does not grow with the game's length.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Late {
-    /// Average centipawn loss of those moves.
-    pub acpl: Option<f64>,
+    /// Average win-% loss of those moves (0-100).
+    pub loss: Option<f64>,
     /// Share of them that were the engine's first choice.
     pub match_rate: Option<f64>,
     /// How many moves.
@@ -111,8 +116,8 @@ pub struct Late {
 }
 
 impl Late {
-    /// From a side's counted moves in game order: each move's centipawn loss and whether
-    /// it was the engine's first choice.
+    /// From a side's searched moves in game order: each move's win-% loss and whether it
+    /// was the engine's first choice.
     pub fn of_moves(moves: &[(f64, bool)]) -> Late {
         let later = &moves[moves.len() / 2..];
         let n = later.len();
@@ -120,7 +125,7 @@ impl Late {
             return Late::default();
         }
         Late {
-            acpl: Some(later.iter().map(|m| m.0).sum::<f64>() / n as f64),
+            loss: Some(later.iter().map(|m| m.0).sum::<f64>() / n as f64),
             match_rate: Some(later.iter().filter(|m| m.1).count() as f64 / n as f64),
             moves: n,
         }
@@ -136,7 +141,7 @@ impl Late {
             (n > 0).then(|| sum / n as f64)
         };
         Late {
-            acpl: mean(|l| l.acpl),
+            loss: mean(|l| l.loss),
             match_rate: mean(|l| l.match_rate),
             moves: sides.iter().map(|l| l.moves).sum(),
         }
@@ -175,6 +180,7 @@ impl Signals {
             rating: None,
             clocks: false,
             games: p.games,
+            late_moves: 0,
         };
         if let Some(c) = p.classifier {
             out.set("classifier", c.mean_probability);
@@ -454,7 +460,7 @@ fn sigmoid(z: f64) -> f64 {
 /// competence), so that a linear model's log-odds can follow them; the rest as they are.
 pub fn model_value(signal: &str, v: f64) -> f64 {
     match signal {
-        "acpl" | "lateAcpl" => libm::log(1.0 + v.max(0.0)),
+        "acpl" | "lateLoss" => libm::log(1.0 + v.max(0.0)),
         "competence" => libm::log(v.max(0.01)),
         _ => v,
     }
@@ -730,9 +736,9 @@ pub fn describe(signal: &str, value: f64) -> (&'static str, String) {
             "time spent against difficulty (correlation)",
             format!("{value:+.2}"),
         ),
-        "lateAcpl" => (
-            "average centipawn loss in the later half of the moves",
-            format!("{value:.0}"),
+        "lateLoss" => (
+            "average loss of winning chances in the later half of the moves",
+            format!("{value:.1}%"),
         ),
         "lateMatch" => (
             "engine top-move match in the later half of the moves",
@@ -770,6 +776,7 @@ mod tests {
             rating,
             clocks: false,
             games: 1,
+            late_moves: 0,
         };
         for (k, v) in values {
             s.set(k, Some(*v));
@@ -974,38 +981,39 @@ mod tests {
 
     #[test]
     fn the_later_half_is_the_last_half_of_the_moves_and_players_pool_by_moves() {
-        // Five moves: the later half is the last three (⌈5/2⌉).
+        // Five moves (win-% loss, best?): the later half is the last three (⌈5/2⌉).
         let moves = [
-            (90.0, false),
-            (60.0, false),
+            (9.0, false),
+            (6.0, false),
             (0.0, true),
-            (10.0, true),
-            (20.0, false),
+            (1.0, true),
+            (2.0, false),
         ];
         let late = Late::of_moves(&moves);
         assert_eq!(late.moves, 3);
-        assert!((late.acpl.unwrap() - 10.0).abs() < 1e-12);
+        assert!((late.loss.unwrap() - 1.0).abs() < 1e-12);
         assert!((late.match_rate.unwrap() - 2.0 / 3.0).abs() < 1e-12);
         assert_eq!(Late::of_moves(&[]), Late::default());
-        // A player: one game of 3 later moves at ACPL 10, one of 1 at ACPL 50.
+        // A player: one game of 3 later moves at a loss of 1, one of 1 at 5.
         let other = Late {
-            acpl: Some(50.0),
+            loss: Some(5.0),
             match_rate: Some(0.0),
             moves: 1,
         };
         let pooled = Late::pooled(&[late, other]);
         assert_eq!(pooled.moves, 4);
-        assert!((pooled.acpl.unwrap() - 20.0).abs() < 1e-12);
+        assert!((pooled.loss.unwrap() - 2.0).abs() < 1e-12);
         assert!((pooled.match_rate.unwrap() - 0.5).abs() < 1e-12);
-        // Set on signals: capped like ACPL, named in the reasons' words.
+        // Set on signals, with the moves behind them; named in the reasons' words.
         let mut s = signals(&[], None);
         s.set_late(Late {
-            acpl: Some(900.0),
+            loss: Some(12.5),
             match_rate: Some(0.25),
             moves: 9,
         });
-        assert_eq!(s.get("lateAcpl"), Some(300.0));
+        assert_eq!(s.get("lateLoss"), Some(12.5));
         assert_eq!(s.get("lateMatch"), Some(0.25));
+        assert_eq!(s.late_moves, 9);
         assert_eq!(
             describe("lateMatch", 0.25),
             (
@@ -1013,5 +1021,6 @@ mod tests {
                 "25%".to_owned()
             )
         );
+        assert_eq!(describe("lateLoss", 12.5).1, "12.5%");
     }
 }

@@ -29,13 +29,13 @@ const COMPARED: [&str; 6] = [
     "accuracy",
     "matchRate",
     "competence",
-    "lateAcpl",
+    "lateLoss",
     "lateMatch",
 ];
 /// The combination's inputs (`accuracy` is a twin of `acpl`).
-const COMBINED: [&str; 5] = ["acpl", "matchRate", "competence", "lateAcpl", "lateMatch"];
+const COMBINED: [&str; 5] = ["acpl", "matchRate", "competence", "lateLoss", "lateMatch"];
 /// Signals where lower is more engine-like.
-const LOWER_IS_ENGINE: [&str; 2] = ["acpl", "lateAcpl"];
+const LOWER_IS_ENGINE: [&str; 2] = ["acpl", "lateLoss"];
 
 #[derive(Args)]
 pub struct DepthArgs {
