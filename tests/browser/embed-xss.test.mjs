@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import path from 'node:path';
-import { launch, root, startServer } from './harness.mjs';
+import { launch, root, startServer, SKIP } from './harness.mjs';
 
 let browser;
 let site;
@@ -28,6 +28,7 @@ const PGN = `[Event "${EVENT}"]
 `;
 
 before(async () => {
+  if (SKIP) return; // every test is skipped, with the reason
   site = await startServer();
   browser = await launch();
   // The club's page: it posts the PGN once the embed says it is ready, and keeps the
@@ -118,7 +119,7 @@ async function assertInert({ page, frame, errors, dialogs }, label) {
   assert.deepEqual(errors, []);
 }
 
-test('a PGN posted to the embed: scripts in its tags and comments are shown as text and never run', async () => {
+test('a PGN posted to the embed: scripts in its tags and comments are shown as text and never run', { skip: SKIP }, async () => {
   const served = await run({ stripPolicy: false });
   try {
     await assertInert(served, 'with the policy');
