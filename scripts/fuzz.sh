@@ -9,7 +9,8 @@
 #                            target/fuzz-new/ and is not kept.
 #   scripts/fuzz.sh --long   The long run: 10 minutes (FUZZ_SECONDS=600) shared among the
 #                            targets, writing into fuzz/corpus/TARGET/, then each corpus
-#                            minimised (libFuzzer's merge); commit fuzz/corpus/ after it.
+#                            minimised (libFuzzer's -set_cover_merge: the fewest inputs
+#                            with every feature); commit fuzz/corpus/ after it.
 #
 # A crash stops the run with the failing input in fuzz/artifacts/TARGET/. cargo-fuzz
 # needs nightly flags; RUSTC_BOOTSTRAP lets the stable toolchain (the only one this
@@ -64,7 +65,13 @@ for t in "${targets[@]}"; do
   stats=$(grep -E '^Done|^stat::number_of_executed_units|^stat::peak_rss_mb' "target/fuzz-$t.log" | tr '\n' ' ')
   cov=$(grep -E '^#[0-9]+[[:space:]]+(DONE|pulse|NEW|REDUCE)' "target/fuzz-$t.log" | tail -n 1 | grep -oE 'cov: [0-9]+ ft: [0-9]+' || true)
   if ((long)); then
-    cargo fuzz cmin --debug-assertions "$t" "$corpus" >"target/fuzz-$t-cmin.log" 2>&1
+    # Minimise: the fewest inputs with every feature the corpus reaches.
+    rm -rf "$corpus.old"
+    mv "$corpus" "$corpus.old"
+    mkdir "$corpus"
+    cargo fuzz run --debug-assertions "$t" "$corpus" "$corpus.old" -- -set_cover_merge=1 \
+      >"target/fuzz-$t-merge.log" 2>&1
+    rm -rf "$corpus.old"
   fi
   echo "fuzz $t: ${each}s, $cov, corpus $(find "$corpus" -type f | wc -l) files; $stats"
 done
