@@ -1404,17 +1404,58 @@ fn assert_chess960_report(r: &Value, engine: &str) {
     assert!(searched >= 20, "{engine}: {searched} plies searched");
 }
 
+/// A standard game from a FEN with Black to move (`tests/fixtures/fen-start.pgn`): the
+/// engine searched from that position (every line replays from it), castling written the
+/// standard way (`e1g1`).
+fn assert_fen_start_report(r: &Value, engine: &str) {
+    let g = &r["games"][0];
+    assert_eq!(g["error"], Value::Null, "{engine}: {}", g["error"]);
+    assert_eq!(g["variant"], "standard", "{engine}");
+    let plies = g["plies"].as_array().unwrap();
+    assert_eq!(plies.len(), 17, "{engine}");
+    assert_eq!(
+        (&plies[0]["moveNumber"], &plies[0]["side"], &plies[0]["san"]),
+        (&Value::from(5), &Value::from("black"), &Value::from("d6")),
+        "{engine}: the game starts with 5... d6"
+    );
+    let castles: Vec<&str> = plies
+        .iter()
+        .filter(|p| p["san"] == "O-O")
+        .map(|p| p["uci"].as_str().unwrap())
+        .collect();
+    assert_eq!(castles, ["e1g1", "e8g8"], "{engine}: standard castling");
+    for p in plies {
+        assert_eq!(p["searched"], true, "{engine}: {p}");
+        for l in p["lines"].as_array().unwrap() {
+            assert_eq!(
+                l["pvSan"].as_array().map(Vec::len),
+                l["pv"].as_array().map(Vec::len),
+                "{engine}: a line that does not replay from the FEN: {l}"
+            );
+        }
+    }
+}
+
+/// Both fixtures through ENGINE_ARGS (none: the default engine), two engines at once.
+fn analyse_variant_fixtures(name: &str, engine_args: &[&str]) -> (Value, Value) {
+    let run = |fixture_name: &str| {
+        let game = fixture(fixture_name);
+        let mut args = vec![game.to_str().unwrap().to_owned()];
+        args.extend(engine_args.iter().map(|a| a.to_string()));
+        args.extend(["--depth", "4", "--multipv", "2", "--jobs", "2"].map(String::from));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        analyze_json(&tmp(&format!("{name}-{fixture_name}.json")), &args)
+    };
+    (run("chess960.pgn"), run("fen-start.pgn"))
+}
+
 #[test]
 #[cfg_attr(no_node_stockfish, ignore = "needs node_modules/stockfish: run npm ci")]
-fn chess960_games_go_through_node_stockfish() {
+fn chess960_and_fen_start_games_go_through_node_stockfish() {
     require_node_engine();
-    let game = fixture("chess960.pgn");
-    let game = game.to_str().unwrap();
-    let r = analyze_json(
-        &tmp("chess960-node.json"),
-        &[game, "--depth", "4", "--multipv", "2", "--jobs", "2"],
-    );
-    assert_chess960_report(&r, "node stockfish");
+    let (chess960, fen) = analyse_variant_fixtures("node", &[]);
+    assert_chess960_report(&chess960, "node stockfish");
+    assert_fen_start_report(&fen, "node stockfish");
 }
 
 #[test]
@@ -1422,25 +1463,11 @@ fn chess960_games_go_through_node_stockfish() {
     no_debian_stockfish,
     ignore = "needs /usr/games/stockfish: apt-get install stockfish"
 )]
-fn chess960_games_go_through_debian_stockfish() {
+fn chess960_and_fen_start_games_go_through_debian_stockfish() {
     require_debian_engine();
-    let game = fixture("chess960.pgn");
-    let game = game.to_str().unwrap();
-    let d = analyze_json(
-        &tmp("chess960-debian.json"),
-        &[
-            game,
-            "--engine",
-            DEBIAN_STOCKFISH,
-            "--depth",
-            "4",
-            "--multipv",
-            "2",
-            "--jobs",
-            "2",
-        ],
-    );
-    assert_chess960_report(&d, "Debian stockfish");
+    let (chess960, fen) = analyse_variant_fixtures("debian", &["--engine", DEBIAN_STOCKFISH]);
+    assert_chess960_report(&chess960, "Debian stockfish");
+    assert_fen_start_report(&fen, "Debian stockfish");
 }
 
 #[test]

@@ -3,7 +3,7 @@
 // the default settings (depth 14, 4 lines, the built-in book: the move classifier,
 // Regan's calibration, the verdicts and the assessment fill the report) the JSON report
 // and the annotated PGN; in screening mode (kept shallow: its defaults search ten lines)
-// the JSON, Regan's log and his results file.
+// the JSON, Regan's log and his results file; and a standard game from a FEN.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -27,11 +27,11 @@ after(async () => {
 // Two 26-ply lichess games with Elo tags and clocks: two chunks of 16 plies each.
 const GAMES = path.join(root, 'tests', 'fixtures', 'defaults.pgn');
 
-/** Runs `fairsight analyze GAMES --jobs 2 ARGS`, returning the files it wrote. */
-function cliFiles(args, outputs) {
+/** Runs `fairsight analyze PGN --jobs 2 ARGS`, returning the files it wrote. */
+function cliFiles(args, outputs, pgn = GAMES) {
   const dir = fs.mkdtempSync(path.join(root, 'target', 'parity-'));
   const flags = outputs.flatMap((o) => [`--${o}`, path.join(dir, o)]);
-  cli(['analyze', GAMES, '--quiet', '--jobs', '2', ...args, ...flags]);
+  cli(['analyze', pgn, '--quiet', '--jobs', '2', ...args, ...flags]);
   const files = Object.fromEntries(outputs.map((o) => [o, fs.readFileSync(path.join(dir, o), 'utf8')]));
   fs.rmSync(dir, { recursive: true });
   return files;
@@ -106,4 +106,19 @@ test('screening mode with two workers equals the CLI with --jobs 2: JSON, Regan 
   for (const name of ['alanbrito4', 'Meridyan', 'mohammadX1X', 'ams56']) {
     assert.ok(log.split('\n').some((l) => l.startsWith(`${name} `) && l.includes(' MATCH (')), name);
   }
+});
+
+test('a standard game from a FEN with Black to move, through two workers, equals the CLI report', { skip: SKIP }, async () => {
+  const { context, page, errors } = await openPage(browser, `${site.origin}/?depth=4&lines=2&workers=2&nosw=1`);
+  const report = await analysePgn(page, fixture('fen-start.pgn'));
+  const plies = report.games[0].plies;
+  assert.equal(report.games[0].variant, 'standard');
+  assert.equal(`${plies[0].moveNumber} ${plies[0].side} ${plies[0].san}`, '5 black d6');
+  assert.deepEqual(plies.filter((p) => p.san === 'O-O').map((p) => p.uci), ['e1g1', 'e8g8']);
+  assert.ok(plies.every((p) => p.searched && p.lines.every((l) => l.pvSan.length === l.pv.length)));
+  const json = await page.evaluate(() => window.fairsight.state.reportJson);
+  assert.deepEqual(errors, []);
+  await context.close();
+  const want = cliFiles(['--depth', '4', '--multipv', '2'], ['json'], path.join(root, 'tests', 'fixtures', 'fen-start.pgn'));
+  assert.equal(`${json}\n`, want.json);
 });
