@@ -1376,6 +1376,51 @@ fn no_engine_outlives_the_cli_when_it_finishes_or_is_killed() {
     }
 }
 
+/// An engine that answers the handshake, never searches, and ignores `quit` and the end
+/// of its input (it sleeps on as the same process): only being killed ends it.
+const DEAF_ENGINE: &str = r#"
+while read -r line; do
+  case "$line" in
+    uci) echo "id name Deaf"; echo uciok ;;
+    isready) echo readyok ;;
+  esac
+done
+exec sleep 600
+"#;
+
+#[test]
+fn no_engine_outlives_a_failed_run() {
+    let script = tmp("deaf.sh");
+    std::fs::write(&script, DEAF_ENGINE).unwrap();
+    let mut cli = Command::new(env!("CARGO_BIN_EXE_fairsight"))
+        .args(["analyze", fixture("legal-trap.pgn").to_str().unwrap()])
+        .args(["--engine", &format!("bash {}", script.display())])
+        .args(["--search-timeout", "1", "--jobs", "2", "--quiet"])
+        .arg("--json")
+        .arg(tmp("deaf.json"))
+        .current_dir(root())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Every engine started (two, each restarted once per failed chunk), until the end.
+    let mut engines = std::collections::BTreeSet::new();
+    let status = loop {
+        engines.extend(children_of(cli.id()));
+        if let Some(status) = cli.try_wait().unwrap() {
+            break status;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(
+        status.code(),
+        Some(1),
+        "documented: a chunk that failed twice"
+    );
+    assert!(engines.len() >= 2, "engines seen: {engines:?}");
+    let left: Vec<u32> = engines.iter().copied().filter(|&p| running(p)).collect();
+    assert!(left.is_empty(), "engines left running: {left:?}");
+}
+
 /// Checks a Chess960 report of `tests/fixtures/chess960.pgn`: both castlings written king
 /// takes rook and read back as O-O, searched with lines whose moves replay.
 fn assert_chess960_report(r: &Value, engine: &str) {
