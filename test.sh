@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything and runs every test: formatting, lints (native and wasm), the fuzz
-# target (briefly), unit, doc, integration and corpus tests, the wasm bindings in headless
-# Chromium, and the page end to end (Playwright + Chromium + Stockfish in Web Workers).
+# targets (briefly, from their committed corpus), unit, doc, integration and corpus tests,
+# the wasm bindings in headless Chromium, and the page end to end (Playwright + Chromium +
+# Stockfish in Web Workers).
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/install.sh

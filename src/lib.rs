@@ -95,7 +95,7 @@ pub use stats::{
     scan::Stretch,
     time::TimeStats,
 };
-pub use uci::{Bound, Limit, Score};
+pub use uci::{Bound, EngineLine, Info, Limit, ParseLineError, Score};
 
 pub mod fit {
     //! What the CLI's `train`, `calibrate` and `assess` commands read to fit the shipped

@@ -1,9 +1,10 @@
 //! The UCI protocol as values: engine output lines and GUI commands, parsed and printed.
 //!
 //! Pure: no transport. [`EngineLine`] parses what an engine prints; [`Command`] prints what
-//! we send. Both round-trip through `FromStr`/`Display` for the fields we use. (A private
-//! module: [`Score`], [`Bound`] and [`Limit`] are re-exported at the crate root; its
-//! example is the first test below.)
+//! we send. Both round-trip through `FromStr`/`Display` for the fields we use (fuzzed:
+//! `fuzz/fuzz_targets/uci.rs`). (A private module: [`EngineLine`], [`Info`], [`Score`],
+//! [`Bound`] and [`Limit`] are re-exported at the crate root; its example is the first
+//! test below.)
 
 use std::{fmt, str::FromStr};
 
@@ -20,11 +21,12 @@ pub enum Score {
 }
 
 impl Score {
-    /// The same score from the other side's point of view.
+    /// The same score from the other side's point of view (saturating: an engine may
+    /// print any `i32`, and `-i32::MIN` overflows).
     pub fn flip(self) -> Score {
         match self {
-            Score::Cp(cp) => Score::Cp(-cp),
-            Score::Mate(m) => Score::Mate(-m),
+            Score::Cp(cp) => Score::Cp(cp.saturating_neg()),
+            Score::Mate(m) => Score::Mate(m.saturating_neg()),
         }
     }
 
@@ -108,7 +110,7 @@ pub struct Info {
     pub tbhits: Option<u64>,
     /// The principal variation, UCI moves.
     pub pv: Vec<String>,
-    /// `info string ...` text (then all other fields are empty).
+    /// The text after `string`, to the end of the line (`info string ...`).
     pub string: Option<String>,
 }
 
@@ -195,6 +197,12 @@ const INFO_KEYWORDS: &[&str] = &[
     "string",
 ];
 
+/// The text of `whole` after `part`, one of its subslices (a token of `split_whitespace`).
+fn after<'a>(whole: &'a str, part: &str) -> &'a str {
+    let end = part.as_ptr() as usize - whole.as_ptr() as usize + part.len();
+    &whole[end..]
+}
+
 fn parse_info(line: &str, rest: &str) -> Result<Info, ParseLineError> {
     let mut info = Info::default();
     let mut t = rest.split_whitespace();
@@ -236,11 +244,7 @@ fn parse_info(line: &str, rest: &str) -> Result<Info, ParseLineError> {
             "lowerbound" => info.bound = Bound::Lower,
             "upperbound" => info.bound = Bound::Upper,
             "string" => {
-                let text = rest
-                    .split_once("string")
-                    .map(|(_, s)| s.trim())
-                    .unwrap_or("");
-                info.string = Some(text.to_owned());
+                info.string = Some(after(rest, key).trim().to_owned());
                 break;
             }
             "pv" => {
@@ -282,7 +286,11 @@ impl FromStr for EngineLine {
                 _ => EngineLine::Other(line.to_owned()),
             },
             "option" => {
-                let body = rest.strip_prefix("name ").unwrap_or(rest);
+                let body = match rest.split_once(char::is_whitespace) {
+                    Some(("name", body)) => body,
+                    None if rest == "name" => "",
+                    _ => rest,
+                };
                 let (name, rest) = match body.find(" type ") {
                     Some(i) => (&body[..i], body[i + 1..].to_owned()),
                     None => (body, String::new()),
@@ -317,9 +325,6 @@ impl FromStr for EngineLine {
 impl fmt::Display for Info {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("info")?;
-        if let Some(s) = &self.string {
-            return write!(f, " string {s}");
-        }
         if let Some(v) = self.depth {
             write!(f, " depth {v}")?;
         }
@@ -331,11 +336,11 @@ impl fmt::Display for Info {
         }
         if let Some(v) = self.score {
             write!(f, " score {v}")?;
-            match self.bound {
-                Bound::Exact => {}
-                Bound::Lower => f.write_str(" lowerbound")?,
-                Bound::Upper => f.write_str(" upperbound")?,
-            }
+        }
+        match self.bound {
+            Bound::Exact => {}
+            Bound::Lower => f.write_str(" lowerbound")?,
+            Bound::Upper => f.write_str(" upperbound")?,
         }
         if let Some(v) = self.nodes {
             write!(f, " nodes {v}")?;
@@ -354,6 +359,10 @@ impl fmt::Display for Info {
         }
         if !self.pv.is_empty() {
             write!(f, " pv {}", self.pv.join(" "))?;
+        }
+        // Last: its text runs to the end of the line.
+        if let Some(s) = &self.string {
+            write!(f, " string {s}")?;
         }
         Ok(())
     }
@@ -666,7 +675,12 @@ mod tests {
             "info depth 20 score mate -3 upperbound nodes 5 pv a1a2",
             "info depth 4 score cp 7 lowerbound",
             "info string hello world",
+            // Found by fuzzing: a string after other fields kept only the string, a
+            // bound without a score was lost.
+            "info depth 2 string NNUE evaluation using nn-ad9b42354671.nnue enabled",
+            "info lowerbound",
             "uciok",
+            "option name ",
             "readyok",
             "id name Stockfish 19",
             "id author the Stockfish developers",
@@ -679,6 +693,21 @@ mod tests {
             assert_eq!(parsed.to_string(), s);
             assert_eq!(parsed.to_string().parse::<EngineLine>().unwrap(), parsed);
         }
+    }
+
+    #[test]
+    fn any_score_flips_without_overflow() {
+        assert_eq!(Score::Mate(i32::MIN).flip(), Score::Mate(i32::MAX));
+        assert_eq!(Score::Cp(i32::MIN).flip(), Score::Cp(i32::MAX));
+        assert_eq!(Score::Cp(-13).flip(), Score::Cp(13));
+    }
+
+    #[test]
+    fn a_string_is_the_text_after_its_own_token() {
+        // Found by fuzzing: the text was taken after the first "string" anywhere.
+        let i = info("info pv a1a2 nodestring 3 string hi there");
+        assert_eq!(i.string.as_deref(), Some("hi there"));
+        assert_eq!(i.pv, ["a1a2", "nodestring", "3"]);
     }
 
     #[test]

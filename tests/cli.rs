@@ -30,18 +30,35 @@ fn fairsight(args: &[&str]) -> Output {
         .expect("fairsight runs")
 }
 
-fn node_engine_present() -> bool {
-    let ok = root()
-        .join("node_modules/stockfish/bin/stockfish-19-lite-single.js")
-        .is_file();
+/// Fails with a clear message when an outside requirement is missing. Outside CI,
+/// build.rs has the tests that need a missing one ignored, with the reason in `cargo
+/// test`'s list (`no_node_stockfish`, `no_debian_stockfish`); under CI (the `CI`
+/// variable set) they run and fail here.
+fn require(path: &Path, install: &str) {
     assert!(
-        ok || std::env::var_os("CI").is_none(),
-        "CI must install the npm stockfish package (npm ci)"
+        path.is_file(),
+        "{} is missing: {install} (under CI this fails; elsewhere the tests needing it are \
+         ignored, see build.rs)",
+        path.display()
     );
-    if !ok {
-        eprintln!("skipping: node_modules/stockfish missing (run `npm ci`)");
-    }
-    ok
+}
+
+/// The default engine, node's Stockfish (the npm package).
+fn require_node_engine() {
+    require(
+        &root().join("node_modules/stockfish/bin/stockfish-19-lite-single.js"),
+        "run `npm ci`",
+    );
+}
+
+/// Debian's Stockfish, a second engine.
+const DEBIAN_STOCKFISH: &str = "/usr/games/stockfish";
+
+fn require_debian_engine() {
+    require(
+        Path::new(DEBIAN_STOCKFISH),
+        "run `apt-get install stockfish`",
+    );
 }
 
 fn stderr(o: &Output) -> String {
@@ -67,10 +84,9 @@ fn analyze_json(out: &Path, args: &[&str]) -> Value {
 }
 
 #[test]
+#[cfg_attr(no_node_stockfish, ignore = "needs node_modules/stockfish: run npm ci")]
 fn analyses_a_short_game_and_flags_the_known_blunder() {
-    if !node_engine_present() {
-        return;
-    }
+    require_node_engine();
     let json = tmp("legal.json");
     let pgn = tmp("legal.pgn");
     let o = fairsight(&[
@@ -158,10 +174,9 @@ fn analyses_a_short_game_and_flags_the_known_blunder() {
 }
 
 #[test]
+#[cfg_attr(no_node_stockfish, ignore = "needs node_modules/stockfish: run npm ci")]
 fn one_and_two_engines_give_byte_identical_json() {
-    if !node_engine_present() {
-        return;
-    }
+    require_node_engine();
     let one = tmp("opera-j1.json");
     let two = tmp("opera-j2.json");
     for (jobs, out) in [("1", &one), ("2", &two)] {
@@ -190,10 +205,9 @@ fn one_and_two_engines_give_byte_identical_json() {
 }
 
 #[test]
+#[cfg_attr(no_node_stockfish, ignore = "needs node_modules/stockfish: run npm ci")]
 fn the_node_cap_stops_deep_searches_deterministically() {
-    if !node_engine_present() {
-        return;
-    }
+    require_node_engine();
     let outs = [tmp("cap-a.json"), tmp("cap-b.json")];
     let args = [
         "tests/fixtures/legal-trap.pgn",
@@ -220,10 +234,9 @@ fn the_node_cap_stops_deep_searches_deterministically() {
 }
 
 #[test]
+#[cfg_attr(no_node_stockfish, ignore = "needs node_modules/stockfish: run npm ci")]
 fn an_illegal_game_is_reported_and_the_others_analysed() {
-    if !node_engine_present() {
-        return;
-    }
+    require_node_engine();
     let json = tmp("three.json");
     let o = fairsight(&[
         "analyze",
@@ -264,16 +277,13 @@ fn an_illegal_game_is_reported_and_the_others_analysed() {
 }
 
 #[test]
+#[cfg_attr(
+    no_debian_stockfish,
+    ignore = "needs /usr/games/stockfish: apt-get install stockfish"
+)]
 fn debian_stockfish_works_as_any_uci_engine() {
-    let path = "/usr/games/stockfish";
-    if !Path::new(path).is_file() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must install Debian's stockfish"
-        );
-        eprintln!("skipping: {path} missing (apt-get install stockfish)");
-        return;
-    }
+    require_debian_engine();
+    let path = DEBIAN_STOCKFISH;
     let json = tmp("debian.json");
     let o = fairsight(&[
         "analyze",
@@ -300,10 +310,9 @@ fn debian_stockfish_works_as_any_uci_engine() {
 }
 
 #[test]
+#[cfg_attr(no_node_stockfish, ignore = "needs node_modules/stockfish: run npm ci")]
 fn annotate_mode_writes_craftys_comments() {
-    if !node_engine_present() {
-        return;
-    }
+    require_node_engine();
     let pgn = tmp("legal-crafty.pgn");
     let o = fairsight(&[
         "analyze",
@@ -486,10 +495,9 @@ child.on('exit', () => process.exit(0));
 "#;
 
 #[test]
+#[cfg_attr(no_node_stockfish, ignore = "needs node_modules/stockfish: run npm ci")]
 fn an_engine_that_dies_or_falls_silent_mid_chunk_loses_no_ply() {
-    if !node_engine_present() {
-        return;
-    }
+    require_node_engine();
     let engine_js = root().join("node_modules/stockfish/bin/stockfish-19-lite-single.js");
     let proxy = tmp("faulty-proxy.js");
     std::fs::write(&proxy, FAULTY_PROXY).unwrap();
@@ -549,10 +557,9 @@ fn an_engine_that_dies_or_falls_silent_mid_chunk_loses_no_ply() {
 }
 
 #[test]
+#[cfg_attr(no_node_stockfish, ignore = "needs node_modules/stockfish: run npm ci")]
 fn a_polyglot_book_or_none_replaces_the_builtin_one() {
-    if !node_engine_present() {
-        return;
-    }
+    require_node_engine();
     // A one-entry Polyglot book: 1. e4 from the start position.
     let book = tmp("e4.bin");
     let mut entry = 0x463b_9618_1691_fc9c_u64.to_be_bytes().to_vec();
@@ -610,10 +617,9 @@ fn a_polyglot_book_or_none_replaces_the_builtin_one() {
 }
 
 #[test]
+#[cfg_attr(no_node_stockfish, ignore = "needs node_modules/stockfish: run npm ci")]
 fn calibration_chain_fits_a_table_and_screens_players_against_their_rating() {
-    if !node_engine_present() {
-        return;
-    }
+    require_node_engine();
     let base = [
         "--book",
         "none",
@@ -755,10 +761,9 @@ fn calibration_chain_fits_a_table_and_screens_players_against_their_rating() {
 }
 
 #[test]
+#[cfg_attr(no_node_stockfish, ignore = "needs node_modules/stockfish: run npm ci")]
 fn screening_mode_writes_regans_log_and_results() {
-    if !node_engine_present() {
-        return;
-    }
+    require_node_engine();
     let json = tmp("screening.json");
     let log = tmp("screening.log");
     let results = tmp("screening-results.txt");
@@ -867,10 +872,9 @@ fn screening_mode_writes_regans_log_and_results() {
 }
 
 #[test]
+#[cfg_attr(no_node_stockfish, ignore = "needs node_modules/stockfish: run npm ci")]
 fn the_cache_makes_a_second_run_free_and_identical() {
-    if !node_engine_present() {
-        return;
-    }
+    require_node_engine();
     let dir = tmp("cache-dir");
     let _ = std::fs::remove_dir_all(&dir);
     let run = |out: &Path, depth: &str| {
@@ -914,10 +918,9 @@ fn the_cache_makes_a_second_run_free_and_identical() {
 }
 
 #[test]
+#[cfg_attr(no_node_stockfish, ignore = "needs node_modules/stockfish: run npm ci")]
 fn the_training_chain_fits_a_model_that_analyze_applies() {
-    if !node_engine_present() {
-        return;
-    }
+    require_node_engine();
     // `train sample` cuts games to a FEN start after the skipped plies.
     let o = fairsight(&[
         "train",
@@ -1098,10 +1101,9 @@ fn the_training_chain_fits_a_model_that_analyze_applies() {
 }
 
 #[test]
+#[cfg_attr(no_node_stockfish, ignore = "needs node_modules/stockfish: run npm ci")]
 fn the_corpus_stores_games_once_and_rebuilds_their_report_byte_for_byte() {
-    if !node_engine_present() {
-        return;
-    }
+    require_node_engine();
     let dir = tmp("corpus-round-trip");
     let _ = std::fs::remove_dir_all(&dir);
     let corpus = dir.join("corpus");
@@ -1305,10 +1307,9 @@ fn running(pid: u32) -> bool {
 }
 
 #[test]
+#[cfg_attr(no_node_stockfish, ignore = "needs node_modules/stockfish: run npm ci")]
 fn no_engine_outlives_the_cli_when_it_finishes_or_is_killed() {
-    if !node_engine_present() {
-        return;
-    }
+    require_node_engine();
     // SIGTERM stands for any signal that ends the CLI (Ctrl-C's SIGINT reaches only the
     // CLI, whose engines have their own process group; it cannot be tested here: under a
     // non-interactive shell's background job, SIGINT is inherited as ignored).
@@ -1375,6 +1376,51 @@ fn no_engine_outlives_the_cli_when_it_finishes_or_is_killed() {
     }
 }
 
+/// An engine that answers the handshake, never searches, and ignores `quit` and the end
+/// of its input (it sleeps on as the same process): only being killed ends it.
+const DEAF_ENGINE: &str = r#"
+while read -r line; do
+  case "$line" in
+    uci) echo "id name Deaf"; echo uciok ;;
+    isready) echo readyok ;;
+  esac
+done
+exec sleep 600
+"#;
+
+#[test]
+fn no_engine_outlives_a_failed_run() {
+    let script = tmp("deaf.sh");
+    std::fs::write(&script, DEAF_ENGINE).unwrap();
+    let mut cli = Command::new(env!("CARGO_BIN_EXE_fairsight"))
+        .args(["analyze", fixture("legal-trap.pgn").to_str().unwrap()])
+        .args(["--engine", &format!("bash {}", script.display())])
+        .args(["--search-timeout", "1", "--jobs", "2", "--quiet"])
+        .arg("--json")
+        .arg(tmp("deaf.json"))
+        .current_dir(root())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Every engine started (two, each restarted once per failed chunk), until the end.
+    let mut engines = std::collections::BTreeSet::new();
+    let status = loop {
+        engines.extend(children_of(cli.id()));
+        if let Some(status) = cli.try_wait().unwrap() {
+            break status;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(
+        status.code(),
+        Some(1),
+        "documented: a chunk that failed twice"
+    );
+    assert!(engines.len() >= 2, "engines seen: {engines:?}");
+    let left: Vec<u32> = engines.iter().copied().filter(|&p| running(p)).collect();
+    assert!(left.is_empty(), "engines left running: {left:?}");
+}
+
 /// Checks a Chess960 report of `tests/fixtures/chess960.pgn`: both castlings written king
 /// takes rook and read back as O-O, searched with lines whose moves replay.
 fn assert_chess960_report(r: &Value, engine: &str) {
@@ -1403,42 +1449,70 @@ fn assert_chess960_report(r: &Value, engine: &str) {
     assert!(searched >= 20, "{engine}: {searched} plies searched");
 }
 
+/// A standard game from a FEN with Black to move (`tests/fixtures/fen-start.pgn`): the
+/// engine searched from that position (every line replays from it), castling written the
+/// standard way (`e1g1`).
+fn assert_fen_start_report(r: &Value, engine: &str) {
+    let g = &r["games"][0];
+    assert_eq!(g["error"], Value::Null, "{engine}: {}", g["error"]);
+    assert_eq!(g["variant"], "standard", "{engine}");
+    let plies = g["plies"].as_array().unwrap();
+    assert_eq!(plies.len(), 17, "{engine}");
+    assert_eq!(
+        (&plies[0]["moveNumber"], &plies[0]["side"], &plies[0]["san"]),
+        (&Value::from(5), &Value::from("black"), &Value::from("d6")),
+        "{engine}: the game starts with 5... d6"
+    );
+    let castles: Vec<&str> = plies
+        .iter()
+        .filter(|p| p["san"] == "O-O")
+        .map(|p| p["uci"].as_str().unwrap())
+        .collect();
+    assert_eq!(castles, ["e1g1", "e8g8"], "{engine}: standard castling");
+    for p in plies {
+        assert_eq!(p["searched"], true, "{engine}: {p}");
+        for l in p["lines"].as_array().unwrap() {
+            assert_eq!(
+                l["pvSan"].as_array().map(Vec::len),
+                l["pv"].as_array().map(Vec::len),
+                "{engine}: a line that does not replay from the FEN: {l}"
+            );
+        }
+    }
+}
+
+/// Both fixtures through ENGINE_ARGS (none: the default engine), two engines at once.
+fn analyse_variant_fixtures(name: &str, engine_args: &[&str]) -> (Value, Value) {
+    let run = |fixture_name: &str| {
+        let game = fixture(fixture_name);
+        let mut args = vec![game.to_str().unwrap().to_owned()];
+        args.extend(engine_args.iter().map(|a| a.to_string()));
+        args.extend(["--depth", "4", "--multipv", "2", "--jobs", "2"].map(String::from));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        analyze_json(&tmp(&format!("{name}-{fixture_name}.json")), &args)
+    };
+    (run("chess960.pgn"), run("fen-start.pgn"))
+}
+
 #[test]
-fn chess960_games_go_through_real_engines() {
-    if !node_engine_present() {
-        return;
-    }
-    let game = fixture("chess960.pgn");
-    let game = game.to_str().unwrap();
-    let r = analyze_json(
-        &tmp("chess960-node.json"),
-        &[game, "--depth", "4", "--multipv", "2", "--jobs", "2"],
-    );
-    assert_chess960_report(&r, "node stockfish");
-    let debian = "/usr/games/stockfish";
-    if !Path::new(debian).is_file() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must install Debian's stockfish"
-        );
-        eprintln!("skipping the Debian engine: {debian} missing");
-        return;
-    }
-    let d = analyze_json(
-        &tmp("chess960-debian.json"),
-        &[
-            game,
-            "--engine",
-            debian,
-            "--depth",
-            "4",
-            "--multipv",
-            "2",
-            "--jobs",
-            "2",
-        ],
-    );
-    assert_chess960_report(&d, "Debian stockfish");
+#[cfg_attr(no_node_stockfish, ignore = "needs node_modules/stockfish: run npm ci")]
+fn chess960_and_fen_start_games_go_through_node_stockfish() {
+    require_node_engine();
+    let (chess960, fen) = analyse_variant_fixtures("node", &[]);
+    assert_chess960_report(&chess960, "node stockfish");
+    assert_fen_start_report(&fen, "node stockfish");
+}
+
+#[test]
+#[cfg_attr(
+    no_debian_stockfish,
+    ignore = "needs /usr/games/stockfish: apt-get install stockfish"
+)]
+fn chess960_and_fen_start_games_go_through_debian_stockfish() {
+    require_debian_engine();
+    let (chess960, fen) = analyse_variant_fixtures("debian", &["--engine", DEBIAN_STOCKFISH]);
+    assert_chess960_report(&chess960, "Debian stockfish");
+    assert_fen_start_report(&fen, "Debian stockfish");
 }
 
 #[test]

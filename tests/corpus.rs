@@ -1,6 +1,7 @@
 //! PGN import over the shared corpus of real-world test files (`../shared/data/test-pgns`,
-//! collected from other PGN libraries' test suites). Skipped when the corpus is absent,
-//! except under CI (the `CI` variable set), where a missing data set fails.
+//! collected from other PGN libraries' test suites). When the corpus is absent the tests
+//! are ignored, with the reason in `cargo test`'s list (build.rs), except under CI (the
+//! `CI` variable set), where they fail.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -8,19 +9,21 @@ use std::path::{Path, PathBuf};
 use fairsight::pgn;
 use fairsight::{Game, ImportError, ImportErrorKind, Side, Variant};
 
-/// The corpus folder, or `None` (with a note) when it is not checked out.
-fn corpus() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/test-pgns");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must have ../shared/data beside the checkout"
-        );
-        println!("skipping: ../shared/data absent");
-        None
-    }
+/// The corpus folder. Outside CI, build.rs has the tests that need it ignored when it is
+/// absent (`no_shared_test_pgns`); here it is required, with a clear message.
+fn corpus() -> PathBuf {
+    shared("../shared/data/test-pgns")
+}
+
+/// A folder of the shared data beside the checkout, which must be there.
+fn shared(path: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    assert!(
+        dir.is_dir(),
+        "{path} is missing: the shared data must be beside the checkout (under CI this fails; \
+         elsewhere the tests needing it are ignored, see build.rs)"
+    );
+    dir
 }
 
 /// A corpus file as text (lossily, like a browser would decode it).
@@ -46,8 +49,9 @@ fn event_lines(text: &str) -> usize {
 }
 
 #[test]
+#[cfg_attr(no_shared_test_pgns, ignore = "needs ../shared/data/test-pgns")]
 fn legal_examples_all_import() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus();
     let text = read(&dir, "rust-pgn-reader/examples_legal.pgn");
     let (games, errors) = split(pgn::import(&text));
     assert!(errors.is_empty(), "{errors:#?}");
@@ -66,8 +70,9 @@ fn legal_examples_all_import() {
 }
 
 #[test]
+#[cfg_attr(no_shared_test_pgns, ignore = "needs ../shared/data/test-pgns")]
 fn illegal_examples_fail_with_one_clear_error() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus();
     let text = read(&dir, "rust-pgn-reader/examples_illegal.pgn");
     let results = pgn::import(&text);
     assert_eq!(results.len(), event_lines(&text));
@@ -99,8 +104,9 @@ fn illegal_examples_fail_with_one_clear_error() {
 }
 
 #[test]
+#[cfg_attr(no_shared_test_pgns, ignore = "needs ../shared/data/test-pgns")]
 fn crlf_file_without_blank_lines_has_fifteen_games() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus();
     let text = read(
         &dir,
         "pgnmentor_raw/WorldChamp2018_raw_crlf_no_blank_lines.pgn",
@@ -123,8 +129,9 @@ fn crlf_file_without_blank_lines_has_fifteen_games() {
 }
 
 #[test]
+#[cfg_attr(no_shared_test_pgns, ignore = "needs ../shared/data/test-pgns")]
 fn variants_are_refused_by_name() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus();
     let refused = |file: &str| -> Vec<String> {
         pgn::import(&read(&dir, file))
             .into_iter()
@@ -170,8 +177,9 @@ fn variants_are_refused_by_name() {
 }
 
 #[test]
+#[cfg_attr(no_shared_test_pgns, ignore = "needs ../shared/data/test-pgns")]
 fn chess960_games_import() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus();
     let text = read(&dir, "python-chess/data_pgn/cutechess-fischerrandom.pgn");
     let (games, errors) = split(pgn::import(&text));
     assert!(errors.is_empty(), "{errors:#?}");
@@ -195,8 +203,9 @@ fn chess960_games_import() {
 }
 
 #[test]
+#[cfg_attr(no_shared_test_pgns, ignore = "needs ../shared/data/test-pgns")]
 fn uci_notation_and_bom_files_import() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus();
     let (games, errors) = split(pgn::import(&read(
         &dir,
         "python-chess/data_pgn/uci-moves.pgn",
@@ -217,8 +226,9 @@ fn uci_notation_and_bom_files_import() {
 }
 
 #[test]
+#[cfg_attr(no_shared_test_pgns, ignore = "needs ../shared/data/test-pgns")]
 fn games_without_tags_are_split_like_pgn_reader() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus();
     let results = pgn::import(&read(&dir, "lichess-pgn-viewer/demo_pgns.pgn"));
     // Nine games with tags, and three without tags after the first (separated by blank
     // lines).
@@ -233,8 +243,9 @@ fn games_without_tags_are_split_like_pgn_reader() {
 }
 
 #[test]
+#[cfg_attr(no_shared_test_pgns, ignore = "needs ../shared/data/test-pgns")]
 fn every_corpus_file_imports_without_panicking() {
-    let Some(dir) = corpus() else { return };
+    let dir = corpus();
     let mut files = Vec::new();
     let mut folders = vec![dir];
     while let Some(folder) = folders.pop() {
@@ -272,24 +283,15 @@ fn every_corpus_file_imports_without_panicking() {
     }
 }
 
-fn shared_openings() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/openings");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must have ../shared/data/openings beside the checkout"
-        );
-        println!("skipping: ../shared/data/openings absent");
-        None
-    }
+fn shared_openings() -> PathBuf {
+    shared("../shared/data/openings")
 }
 
 #[test]
+#[cfg_attr(no_shared_openings, ignore = "needs ../shared/data/openings")]
 fn polyglot_test_books_read_like_python_chess() {
     use fairsight::{Book, PolyglotBook, polyglot_key};
-    let Some(dir) = shared_openings() else { return };
+    let dir = shared_openings();
     // python-chess's lasker-trap.bin: after 7. Ke2 the book gives the underpromotion.
     let lasker = PolyglotBook::from_bytes(
         &std::fs::read(dir.join("polyglot/python-chess_lasker-trap.bin")).unwrap(),
@@ -325,9 +327,10 @@ fn polyglot_test_books_read_like_python_chess() {
 }
 
 #[test]
+#[cfg_attr(no_shared_openings, ignore = "needs ../shared/data/openings")]
 fn the_shipped_book_is_what_the_build_script_makes_from_the_data() {
     use fairsight::PositionSet;
-    let Some(dir) = shared_openings() else { return };
+    let dir = shared_openings();
     let shipped = std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/models/opening-book.bin"

@@ -2,8 +2,8 @@
 //! written back as PGN (tags and SAN moves), imports again with the same moves.
 #![no_main]
 
-use fairsight::{Game, Side, Variant};
 use fairsight::pgn;
+use fairsight::{Game, Side, Variant};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -1,0 +1,33 @@
+//! Marks which of the tests' outside requirements are missing, so that the tests needing
+//! one are ignored with the reason (`cargo test` counts and lists them as ignored)
+//! instead of passing without running. Under CI (the `CI` variable set) nothing is
+//! marked: a missing requirement fails its tests with a clear message. Only the tests
+//! read these cfgs (`#[cfg_attr(no_node_stockfish, ignore = "...")]`).
+
+use std::{env, path::Path};
+
+/// The cfg set when the path is missing.
+const REQUIREMENTS: &[(&str, &str)] = &[
+    // The default engine under node (`npm ci`).
+    (
+        "no_node_stockfish",
+        "node_modules/stockfish/bin/stockfish-19-lite-single.js",
+    ),
+    // Debian's Stockfish, a second engine (`apt-get install stockfish`).
+    ("no_debian_stockfish", "/usr/games/stockfish"),
+    // The shared data beside the checkout.
+    ("no_shared_test_pgns", "../shared/data/test-pgns"),
+    ("no_shared_openings", "../shared/data/openings"),
+];
+
+fn main() {
+    println!("cargo::rerun-if-env-changed=CI");
+    let ci = env::var_os("CI").is_some();
+    for (cfg, path) in REQUIREMENTS {
+        println!("cargo::rustc-check-cfg=cfg({cfg})");
+        println!("cargo::rerun-if-changed={path}");
+        if !ci && !Path::new(path).exists() {
+            println!("cargo::rustc-cfg={cfg}");
+        }
+    }
+}
