@@ -1392,33 +1392,55 @@ exec sleep 600
 fn no_engine_outlives_a_failed_run() {
     let script = tmp("deaf.sh");
     std::fs::write(&script, DEAF_ENGINE).unwrap();
-    let mut cli = Command::new(env!("CARGO_BIN_EXE_fairsight"))
-        .args(["analyze", fixture("legal-trap.pgn").to_str().unwrap()])
-        .args(["--engine", &format!("bash {}", script.display())])
-        .args(["--search-timeout", "1", "--jobs", "2", "--quiet"])
-        .arg("--json")
-        .arg(tmp("deaf.json"))
-        .current_dir(root())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    // Every engine started (two, each restarted once per failed chunk), until the end.
-    let mut engines = std::collections::BTreeSet::new();
-    let status = loop {
-        engines.extend(children_of(cli.id()));
-        if let Some(status) = cli.try_wait().unwrap() {
-            break status;
+    // A wrapper that runs the deaf engine as its child (not `exec`): killing the wrapper
+    // alone would leave that child running; the engine's whole process group must end.
+    let wrapper = tmp("deaf-wrapper.sh");
+    std::fs::write(&wrapper, format!("bash {}\necho done\n", script.display())).unwrap();
+    for engine in [&script, &wrapper] {
+        let mut cli = Command::new(env!("CARGO_BIN_EXE_fairsight"))
+            .args(["analyze", fixture("legal-trap.pgn").to_str().unwrap()])
+            .args(["--engine", &format!("bash {}", engine.display())])
+            .args(["--search-timeout", "1", "--jobs", "2", "--quiet"])
+            .arg("--json")
+            .arg(tmp("deaf.json"))
+            .current_dir(root())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Every engine started (two, each restarted once per failed chunk) and every
+        // process they started, until the end.
+        let mut engines = std::collections::BTreeSet::new();
+        let mut theirs = std::collections::BTreeSet::new();
+        let status = loop {
+            for e in children_of(cli.id()) {
+                engines.insert(e);
+                theirs.extend(children_of(e));
+            }
+            if let Some(status) = cli.try_wait().unwrap() {
+                break status;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        assert_eq!(
+            status.code(),
+            Some(1),
+            "{engine:?}: documented: a chunk that failed twice"
+        );
+        assert!(engines.len() >= 2, "{engine:?}: engines seen: {engines:?}");
+        if engine == &wrapper {
+            assert!(!theirs.is_empty(), "the wrapped engines were seen running");
         }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    assert_eq!(
-        status.code(),
-        Some(1),
-        "documented: a chunk that failed twice"
-    );
-    assert!(engines.len() >= 2, "engines seen: {engines:?}");
-    let left: Vec<u32> = engines.iter().copied().filter(|&p| running(p)).collect();
-    assert!(left.is_empty(), "engines left running: {left:?}");
+        let left: Vec<u32> = engines
+            .iter()
+            .chain(&theirs)
+            .copied()
+            .filter(|&p| running(p))
+            .collect();
+        assert!(
+            left.is_empty(),
+            "{engine:?}: processes left running: {left:?}"
+        );
+    }
 }
 
 /// Checks a Chess960 report of `tests/fixtures/chess960.pgn`: both castlings written king

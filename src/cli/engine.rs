@@ -125,8 +125,24 @@ impl Engine {
 impl Drop for Engine {
     fn drop(&mut self) {
         let _ = writeln!(self.stdin, "quit");
+        kill_group(&self.child);
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// Kills the engine's whole process group (it leads its own: `process_group(0)`), so
+/// that an engine started through a wrapper (`sh -c ...`, a script) leaves no process of
+/// its own behind, even one that ignores `quit` and the end of its input.
+fn kill_group(child: &Child) {
+    let Ok(pgid) = libc::pid_t::try_from(child.id()) else {
+        return;
+    };
+    // SAFETY: killpg only sends a signal; the group is the engine's own (created at its
+    // start, led by the child we have not reaped yet, so its id cannot be reused).
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::killpg(pgid, libc::SIGKILL);
     }
 }
 
