@@ -26,9 +26,10 @@ struct Entry {
     result: JobResult,
 }
 
-fn fnv1a(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+/// The 64-bit FNV-1a hash of some bytes (cache file names, a shard's input files).
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
     })
 }
 
@@ -53,7 +54,8 @@ impl Cache {
     }
 
     fn path(&self, key: &str) -> PathBuf {
-        self.dir.join(format!("{:016x}.json", fnv1a(key)))
+        self.dir
+            .join(format!("{:016x}.json", fnv1a(key.as_bytes())))
     }
 
     /// The cached result of a job, rebound to its id; `None` when absent or unreadable.
