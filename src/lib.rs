@@ -66,7 +66,7 @@ mod uci;
 pub mod wasm;
 
 pub use accuracy::Accuracy;
-pub use analysis::{Analysis, parse_rating, rerate};
+pub use analysis::{Analysis, MergeError, ModelOverrides, merge_shards, parse_rating, rerate};
 pub use book::{
     Book, BookError, NoBook, PolyglotBook, PositionSet, load as load_book, polyglot_key,
     polyglot_key_after,
@@ -87,7 +87,7 @@ pub use record::{
     features::{Judgement, Line, MoveFeatures},
     screening::{MatchTotals, MatchType, ScreeningMove},
 };
-pub use report::{GameReport, PlayerReport, Report, SCHEMA, SideReport, Sides};
+pub use report::{GameReport, PlayerReport, Report, SCHEMA, Shard, ShardSource, SideReport, Sides};
 pub use session::{Session, SessionError};
 pub use stats::{
     calibration::{Calibration, Evidence, ZScores},

@@ -56,6 +56,40 @@ pub struct Report {
     /// data), or `null` when none applies to this engine and these settings.
     #[serde(default)]
     pub assessment: Option<String>,
+    /// Set in the report of one shard of a batch (`fairsight analyze --shard K/N`): which
+    /// shard, and what a merge needs to check and rebuild the whole report. Absent from
+    /// every other report, a merged one included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+}
+
+/// Which part of a batch a shard report holds: the games whose 0-based index `g` has
+/// `g % count == index - 1`, with their original indices.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Shard {
+    /// K, from 1.
+    pub index: usize,
+    /// N, the number of shards.
+    pub count: usize,
+    /// Games in the whole input, failed ones included.
+    pub games: usize,
+    /// The input files, in order.
+    pub sources: Vec<ShardSource>,
+    /// Ratings entered (`--rating`), in order: a merge enters them again.
+    pub ratings: Vec<(String, f64)>,
+}
+
+/// An input file of a sharded batch: the same content on every machine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShardSource {
+    /// Its file name (without the folder).
+    pub name: String,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// A 64-bit FNV-1a hash of its bytes, in hex.
+    pub fnv1a: String,
 }
 
 /// One game.

@@ -401,6 +401,22 @@ fn bad_arguments_and_missing_engines_exit_with_2() {
         "{}",
         stderr(&o)
     );
+    // A bad --shard spec, before any engine starts.
+    for spec in ["0/3", "4/3", "3", "a/b", "1/0", "-1/3"] {
+        let o = fairsight(&[
+            "analyze",
+            "samples/opera-1858.pgn",
+            "--engine",
+            "/nonexistent/engine",
+            &format!("--shard={spec}"),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{spec}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("--shard {spec}: expected K/N with 1 ≤ K ≤ N")),
+            "{spec}: {}",
+            stderr(&o)
+        );
+    }
     // A model file that is not one: named in the error.
     let bad = tmp("not-a-model.json");
     std::fs::write(&bad, "{\"variants\": 3}").unwrap();
@@ -1588,4 +1604,173 @@ fn bench_refuses_a_bad_compare_spec_before_measuring() {
     assert!(err.contains("--compare depth=deep"), "{err}");
     // Nothing was measured.
     assert!(!String::from_utf8_lossy(&out.stdout).contains("import:"));
+}
+
+/// A shipped model file (`models/NAME`) moved to other settings' limit, so that it
+/// applies to a shallow test run; renamed, written to the test folder.
+fn model_at_depth(name: &str, depth: u32) -> PathBuf {
+    let mut m = read_json(&root().join("models").join(name));
+    m["settings"]["limit"] = serde_json::json!({ "depth": depth });
+    if m.get("name").is_some() {
+        m["name"] = format!(
+            "{} (test copy at depth {depth})",
+            m["name"].as_str().unwrap()
+        )
+        .into();
+    }
+    if m.get("source").is_some() {
+        m["source"] = format!(
+            "{} (test copy at depth {depth})",
+            m["source"].as_str().unwrap()
+        )
+        .into();
+    }
+    let out = tmp(&format!("depth{depth}-{name}"));
+    std::fs::write(&out, m.to_string()).unwrap();
+    out
+}
+
+/// `fairsight merge ARGS`.
+fn merge(args: &[&Path], more: &[&str]) -> Output {
+    let mut all: Vec<&str> = vec!["merge"];
+    all.extend(args.iter().map(|p| p.to_str().unwrap()));
+    all.extend_from_slice(more);
+    fairsight(&all)
+}
+
+#[test]
+#[cfg_attr(no_node_stockfish, ignore = "needs node_modules/stockfish: run npm ci")]
+fn three_shards_merge_into_the_whole_runs_report_byte_for_byte() {
+    require_node_engine();
+    // Seven games over two files, a failed one among them (game 6), one player in four
+    // games spread over every shard; the shipped models moved to depth 4 so that the
+    // classifier, the calibration (with entered ratings) and the assessment all apply
+    // and the merge must rebuild players, screening, assessments and verdicts.
+    let (calibration, model, assessment) = (
+        model_at_depth("regan-calibration.json", 4),
+        model_at_depth("move-classifier.json", 4),
+        model_at_depth("assessment.json", 4),
+    );
+    let files = [
+        fixture("selfplay.pgn"),
+        fixture("three-games-one-illegal.pgn"),
+    ];
+    let models = [
+        "--calibration",
+        calibration.to_str().unwrap(),
+        "--model",
+        model.to_str().unwrap(),
+        "--assessment",
+        assessment.to_str().unwrap(),
+    ];
+    let run = |out: &Path, shard: Option<&str>, depth: &str| {
+        let mut args: Vec<&str> = files.iter().map(|f| f.to_str().unwrap()).collect();
+        args.extend(["--depth", depth, "--jobs", "2", "--rating"]);
+        args.extend(["Stockfish 19 lite d8=2600", "--rating", "alice=1700"]);
+        args.extend(models);
+        let spec;
+        if let Some(s) = shard {
+            spec = format!("--shard={s}");
+            args.push(&spec);
+        }
+        analyze_json(out, &args)
+    };
+    let whole = tmp("shards-whole.json");
+    let w = run(&whole, None, "4");
+    let shards: Vec<PathBuf> = (1..=3)
+        .map(|k| tmp(&format!("shards-{k}-of-3.json")))
+        .collect();
+    for (k, out) in shards.iter().enumerate() {
+        let r = run(out, Some(&format!("{}/3", k + 1)), "4");
+        let indices: Vec<u64> = r["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["index"].as_u64().unwrap())
+            .collect();
+        let expected: Vec<u64> = (0..7).filter(|g| g % 3 == k as u64).collect();
+        assert_eq!(
+            indices,
+            expected,
+            "shard {}/3 keeps the games' numbers",
+            k + 1
+        );
+        assert_eq!(r["shard"]["games"], 7);
+        assert_eq!(r["shard"]["sources"][0]["name"], "selfplay.pgn");
+        // A shard's player aggregates cover its games only: the merge rebuilds them.
+        assert_ne!(r["players"], w["players"]);
+    }
+    // The whole run exercises what the merge must rebuild.
+    assert!(w["assessment"].is_string() && w["calibration"].is_string());
+    assert!(w["classifier"].is_string());
+    assert!(w.get("shard").is_none());
+    let sf = &w["players"][0];
+    assert_eq!(sf["games"], 8);
+    assert_eq!(sf["rating"], 2600.0);
+    assert!(
+        sf["zScores"].is_object() && sf["assessment"].is_object(),
+        "{sf}"
+    );
+    assert!(w["games"][5]["error"].is_string());
+
+    let merged = tmp("shards-merged.json");
+    let mut reordered: Vec<&Path> = shards.iter().map(PathBuf::as_path).collect();
+    reordered.rotate_left(1);
+    let mut more = vec!["--quiet", "--json", merged.to_str().unwrap()];
+    more.extend(models);
+    let o = merge(&reordered, &more);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        std::fs::read(&merged).unwrap() == std::fs::read(&whole).unwrap(),
+        "the merged report differs from the whole run's"
+    );
+
+    // Refusals, each with exit code 2 and the reason.
+    let refused = |paths: &[&Path], extra: &[&str], why: &str| {
+        let mut more = vec!["--json", "-"];
+        more.extend_from_slice(extra);
+        let o = merge(paths, &more);
+        assert_eq!(o.status.code(), Some(2), "{why}: {}", stderr(&o));
+        assert!(stderr(&o).contains(why), "{why}: {}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "nothing written when refused");
+    };
+    let [s1, s2, s3] = [&shards[0], &shards[1], &shards[2]].map(PathBuf::as_path);
+    // A shard left out: which, and its games (1-based).
+    refused(&[s1, s2], &models, "shard 3/3 missing (2 game(s): 3, 6)");
+    // A game twice (a shard's report given twice).
+    refused(&[s1, s2, s3, s1], &models, "are both shard 1/3");
+    // Not a shard's report; not a report at all.
+    refused(&[s1, s2, &whole], &models, "is not a shard's report");
+    let junk = tmp("shards-junk.json");
+    std::fs::write(&junk, "{\"schema\": 1").unwrap();
+    refused(
+        &[s1, &junk],
+        &models,
+        "shards-junk.json: not a fairsight JSON report",
+    );
+    refused(&[s1, &tmp("shards-none.json")], &models, "cannot read");
+    // The models the shards were made with must be given again.
+    refused(&[s1, s2, s3], &[], "give merge the same --model as analyze");
+    // Another setting: a real shard at depth 3.
+    let other = tmp("shards-3-of-3-depth3.json");
+    run(&other, Some("3/3"), "3");
+    refused(&[s1, s2, &other], &models, "were made with other settings");
+    // Another input file, or a game that is not its shard's.
+    let mut r = read_json(s3);
+    r["shard"]["sources"][1]["fnv1a"] = "0000000000000000".into();
+    let edited = tmp("shards-3-of-3-edited.json");
+    std::fs::write(&edited, r.to_string()).unwrap();
+    refused(
+        &[s1, s2, &edited],
+        &models,
+        "were made with other input files",
+    );
+    let mut r = read_json(s3);
+    r["games"][0]["index"] = 1.into();
+    std::fs::write(&edited, r.to_string()).unwrap();
+    refused(
+        &[s1, s2, &edited],
+        &models,
+        "is not in shard 3/3 of 7 games",
+    );
 }

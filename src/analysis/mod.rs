@@ -12,7 +12,10 @@
 //! assert_eq!(a.total_positions(), 2);
 //! ```
 
+mod merge;
 pub mod signals;
+
+pub use merge::{MergeError, ModelOverrides, merge_shards};
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -213,6 +216,7 @@ impl Analysis {
             classifier: classifier.map(|c| c.name.clone()),
             classifier_baseline: classifier.map(|c| c.baseline.clone()),
             assessment: assessment.map(|m| m.name.clone()),
+            shard: None,
         }
     }
 
@@ -298,24 +302,39 @@ impl Analysis {
 /// report's games, with the shipped models that apply to its settings and engine, as
 /// `Analysis::set_rating` before `Analysis::report` gives them. The page applies the
 /// ratings typed in it to a saved report this way.
-pub fn rerate(mut report: Report, ratings: &[(&str, f64)]) -> Report {
+pub fn rerate(report: Report, ratings: &[(&str, f64)]) -> Report {
     let entered: HashMap<String, f64> = ratings
         .iter()
         .map(|(name, elo)| (name.to_lowercase(), *elo))
         .collect();
     let (settings, engine) = (&report.settings, &report.engine);
-    let classifier = Classifier::builtin().filter(|c| c.applies_to(settings, engine));
-    let calibration = Calibration::builtin().filter(|c| c.applies_to(settings, engine));
-    let assessment = AssessmentModel::builtin().filter(|m| m.applies_to(settings, engine));
-    let mut players = players(&report.games, calibration, &entered, classifier);
+    let models = Models {
+        classifier: Classifier::builtin().filter(|c| c.applies_to(settings, engine)),
+        calibration: Calibration::builtin().filter(|c| c.applies_to(settings, engine)),
+        assessment: AssessmentModel::builtin().filter(|m| m.applies_to(settings, engine)),
+    };
+    rebuild(report, &entered, &models)
+}
+
+/// The models that apply to a report: what [`rebuild`] recomputes its players with.
+#[derive(Clone, Copy)]
+struct Models<'a> {
+    classifier: Option<&'a Classifier>,
+    calibration: Option<&'a Calibration>,
+    assessment: Option<&'a AssessmentModel>,
+}
+
+/// The report's players, and every assessment, recomputed from its games with these
+/// entered ratings (by lower-case name) and models.
+fn rebuild(mut report: Report, entered: &HashMap<String, f64>, models: &Models) -> Report {
+    let Models {
+        classifier,
+        calibration,
+        assessment,
+    } = *models;
+    let mut players = players(&report.games, calibration, entered, classifier);
     if let Some(model) = assessment {
-        assess(
-            &mut report.games,
-            &mut players,
-            model,
-            calibration,
-            &entered,
-        );
+        assess(&mut report.games, &mut players, model, calibration, entered);
     }
     report.players = players;
     report

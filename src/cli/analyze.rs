@@ -3,11 +3,15 @@
 use std::{path::Path, process::ExitCode, time::Duration};
 
 use anyhow::{Context, Result};
-use fairsight::{Analysis, AssessmentModel, Book, Calibration, Classifier, NoBook, load_book, pgn};
+use fairsight::{
+    Analysis, AssessmentModel, Book, Calibration, Classifier, NoBook, Shard, ShardSource,
+    load_book, pgn,
+};
 
 use super::{
     BUILTIN_BOOK,
     args::{AnalyzeArgs, validate},
+    cache::fnv1a,
     output::{stdout, write_outputs},
     pool::Run,
     usage_error,
@@ -20,19 +24,37 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
     };
     // Games are numbered across all files in order; lines are per file.
     let mut games = Vec::new();
+    let mut numbered = 0;
+    let mut sources = Vec::new();
     for f in &args.files {
         let bytes = match std::fs::read(f) {
             Ok(b) => b,
             Err(e) => return usage_error(format!("cannot read {}: {e}", f.display())),
         };
+        if v.shard.is_some() {
+            sources.push(ShardSource {
+                name: f
+                    .file_name()
+                    .map_or_else(|| f.display().to_string(), |n| n.to_string_lossy().into()),
+                bytes: bytes.len() as u64,
+                fnv1a: format!("{:016x}", fnv1a(&bytes)),
+            });
+        }
         // Latin-1 files are common: decode lossily rather than refuse.
         let text = String::from_utf8_lossy(&bytes);
-        let offset = games.len();
         for mut g in pgn::import(&text) {
+            let index = numbered;
+            numbered += 1;
+            // --shard K/N: the games numbered K-1 modulo N, their numbers kept.
+            if let Some((k, n)) = v.shard
+                && index % n != k - 1
+            {
+                continue;
+            }
             match &mut g {
-                Ok(game) => game.index += offset,
+                Ok(game) => game.index = index,
                 Err(e) => {
-                    e.index += offset;
+                    e.index = index;
                     eprintln!("fairsight: {}: skipped {e}", f.display());
                 }
             }
@@ -78,9 +100,13 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
             Err(e) => return usage_error(format!("--assessment {}: {e}", path.display())),
         }
     }
+    let mut ratings = Vec::new();
     for r in &args.rating {
         match fairsight::parse_rating(r) {
-            Some((name, elo)) => analysis.set_rating(name, elo),
+            Some((name, elo)) => {
+                analysis.set_rating(name, elo);
+                ratings.push((name.to_owned(), elo));
+            }
             None => return usage_error(format!("--rating {r}: expected NAME=ELO")),
         }
     }
@@ -98,7 +124,14 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
     };
     let engine_info = outcome.engine.clone();
     let failures = outcome.failures;
-    let report = analysis.report(engine_info);
+    let mut report = analysis.report(engine_info);
+    report.shard = v.shard.map(|(index, count)| Shard {
+        index,
+        count,
+        games: numbered,
+        sources,
+        ratings: ratings.clone(),
+    });
     write_outputs(&args, &v, &report)?;
     let to_stdout = [&args.json, &args.pgn, &args.log, &args.results]
         .iter()

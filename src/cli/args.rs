@@ -125,6 +125,11 @@ pub(crate) struct AnalyzeArgs {
     /// No player table on stdout (it is left out too when an output goes to stdout).
     #[arg(long)]
     pub(crate) quiet: bool,
+    /// Analyse only shard K of N (1 ≤ K ≤ N): the games whose 0-based number g in the
+    /// input has g % N = K - 1, with their numbers kept; `fairsight merge` joins the N
+    /// shards' JSON reports into the whole batch's.
+    #[arg(long, value_name = "K/N")]
+    pub(crate) shard: Option<String>,
 }
 
 pub(crate) struct Validated {
@@ -134,9 +139,26 @@ pub(crate) struct Validated {
     pub(crate) crafty: Option<CraftyOptions>,
     /// Screening mode: whose moves the log and results cover.
     pub(crate) tested: SideFilter,
+    /// `--shard K/N`: (K, N).
+    pub(crate) shard: Option<(usize, usize)>,
+}
+
+/// `K/N` with 1 ≤ K ≤ N.
+pub(crate) fn parse_shard(spec: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("--shard {spec}: expected K/N with 1 ≤ K ≤ N, as 2/3");
+    let (k, n) = spec.split_once('/').ok_or_else(bad)?;
+    let (k, n) = (
+        k.trim().parse::<usize>().map_err(|_| bad())?,
+        n.trim().parse::<usize>().map_err(|_| bad())?,
+    );
+    if k == 0 || k > n {
+        return Err(bad());
+    }
+    Ok((k, n))
 }
 
 pub(crate) fn validate(args: &AnalyzeArgs) -> Result<Validated, String> {
+    let shard = args.shard.as_deref().map(parse_shard).transpose()?;
     let default_multipv = match args.mode {
         Mode::Review => DEFAULT_MULTIPV,
         Mode::Annotate => 1,
@@ -224,6 +246,7 @@ pub(crate) fn validate(args: &AnalyzeArgs) -> Result<Validated, String> {
         format!("{flags}: {e}")
     })?;
     Ok(Validated {
+        shard,
         tested,
         settings,
         engine,

@@ -8,7 +8,13 @@
 //! Each entry is one file named by a 64-bit FNV-1a hash of the key, holding the key
 //! (checked on read, so a hash collision is a miss) and the result JSON.
 
-use std::path::{Path, PathBuf};
+use std::{
+    path::{Path, PathBuf},
+    sync::{
+        OnceLock,
+        atomic::{AtomicU64, Ordering},
+    },
+};
 
 use fairsight::{Job, JobResult};
 use serde::{Deserialize, Serialize};
@@ -26,9 +32,36 @@ struct Entry {
     result: JobResult,
 }
 
-fn fnv1a(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+/// The 64-bit FNV-1a hash of some bytes (cache file names, a shard's input files).
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Writes started by this process: part of each temporary file's name.
+static WRITES: AtomicU64 = AtomicU64::new(0);
+
+/// This machine's host name (file-name safe), for temporary file names.
+fn host() -> &'static str {
+    static HOST: OnceLock<String> = OnceLock::new();
+    HOST.get_or_init(|| {
+        let name = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .ok()
+            .or_else(|| std::env::var("HOSTNAME").ok())
+            .unwrap_or_default();
+        let safe: String = name
+            .trim()
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        if safe.is_empty() { "host".into() } else { safe }
     })
 }
 
@@ -53,7 +86,8 @@ impl Cache {
     }
 
     fn path(&self, key: &str) -> PathBuf {
-        self.dir.join(format!("{:016x}.json", fnv1a(key)))
+        self.dir
+            .join(format!("{:016x}.json", fnv1a(key.as_bytes())))
     }
 
     /// The cached result of a job, rebound to its id; `None` when absent or unreadable.
@@ -64,8 +98,11 @@ impl Cache {
         (entry.key == key).then(|| entry.result.rebound(job))
     }
 
-    /// Stores a finished job's result (written to a temporary file, then renamed, so a
-    /// crash never leaves half an entry).
+    /// Stores a finished job's result: written to a temporary file in the same folder,
+    /// then renamed over the entry, so a crash never leaves half an entry and a reader
+    /// sees a whole old or new one. The temporary file's name is this writer's own (host,
+    /// process, a count within the process), so processes on several machines sharing
+    /// the folder, or two workers storing one entry, never write into each other's.
     pub fn put(&self, job: &Job, result: &JobResult) -> std::io::Result<()> {
         let key = self.key(job);
         let path = self.path(&key);
@@ -74,7 +111,12 @@ impl Cache {
             result: result.clone(),
         })
         .map_err(std::io::Error::other)?;
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        let tmp = path.with_extension(format!(
+            "tmp.{}.{}.{}",
+            host(),
+            std::process::id(),
+            WRITES.fetch_add(1, Ordering::Relaxed)
+        ));
         std::fs::write(&tmp, text)?;
         std::fs::rename(&tmp, &path)
     }
@@ -115,6 +157,34 @@ mod tests {
         // A corrupt entry is a miss, not an error.
         std::fs::write(cache.path(&cache.key(&jobs[0])), "{").unwrap();
         assert!(cache.get(&jobs[0]).is_none());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn concurrent_writers_of_one_entry_all_succeed_and_leave_one_whole_file() {
+        // Shards on several machines, or two workers on the same game twice in a file,
+        // may store one entry at once: each writes its own temporary file.
+        let dir = std::env::temp_dir().join(format!("fairsight-cache-race-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let game = pgn::import("1. e4 e5 2. Nf3 Nc6 *").remove(0).unwrap();
+        let jobs = fairsight::jobs(&game, &Settings::default());
+        let cache = Cache::open(&dir, "build", "SF", 16).unwrap();
+        let result = JobResult {
+            id: jobs[0].id,
+            positions: Vec::new(),
+        };
+        std::thread::scope(|s| {
+            for _ in 0..8 {
+                s.spawn(|| {
+                    for _ in 0..200 {
+                        cache.put(&jobs[0], &result).expect("every write succeeds");
+                    }
+                });
+            }
+        });
+        assert_eq!(cache.get(&jobs[0]), Some(result));
+        let files: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+        assert_eq!(files.len(), 1, "no temporary file left: {files:?}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

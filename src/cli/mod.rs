@@ -11,6 +11,7 @@ mod cache;
 mod corpus;
 mod engine;
 mod fit;
+mod merge;
 mod output;
 mod pool;
 mod progress;
@@ -52,6 +53,9 @@ enum Sub {
     /// The analysed corpus under corpus/: add games, rebuild reports (see corpus/README.md).
     #[command(subcommand)]
     Corpus(corpus::CorpusCmd),
+    /// Join the JSON reports of a batch's shards (`analyze --shard K/N`) into the whole
+    /// batch's report, byte for byte as one run over all the games gives it.
+    Merge(merge::MergeArgs),
     /// Sample games and train the move classifier (see models/README.md).
     #[command(subcommand)]
     Train(fit::train::TrainCmd),
@@ -69,6 +73,7 @@ pub fn run() -> Result<ExitCode> {
     };
     match cli.command {
         Sub::Analyze(args) => analyze::analyze(*args),
+        Sub::Merge(args) => merge::merge(args),
         Sub::Assess(cmd) => fit::assess::run(cmd).map(|()| ExitCode::SUCCESS),
         Sub::Bench(args) => bench::bench(args).map(|()| ExitCode::SUCCESS),
         Sub::Calibrate(cmd) => fit::calibrate::run(cmd).map(|()| ExitCode::SUCCESS),

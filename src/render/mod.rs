@@ -231,6 +231,7 @@ pub(crate) mod test_support {
             classifier: None,
             classifier_baseline: None,
             assessment: None,
+            shard: None,
         }
     }
 
