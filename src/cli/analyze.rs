@@ -3,10 +3,7 @@
 use std::{path::Path, process::ExitCode, time::Duration};
 
 use anyhow::{Context, Result};
-use fairsight::{
-    Analysis, AssessmentModel, Book, Calibration, Classifier, NoBook, Shard, ShardSource,
-    load_book, pgn,
-};
+use fairsight::{Analysis, Book, NoBook, Shard, ShardSource, load_book, pgn};
 
 use super::{
     BUILTIN_BOOK,
@@ -73,32 +70,19 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
         },
     };
     let mut analysis = Analysis::new(games, v.settings.clone(), book.as_ref());
-    if let Some(path) = &args.calibration {
-        let table = std::fs::read_to_string(path)
-            .map_err(|e| e.to_string())
-            .and_then(|t| Calibration::from_json(&t).map_err(|e| e.to_string()));
-        match table {
-            Ok(t) => analysis.set_calibration(t),
-            Err(e) => return usage_error(format!("--calibration {}: {e}", path.display())),
+    match super::merge::load_models(&args.calibration, &args.model, &args.assessment) {
+        Ok(m) => {
+            if let Some(t) = m.calibration {
+                analysis.set_calibration(t);
+            }
+            if let Some(c) = m.classifier {
+                analysis.set_classifier(c);
+            }
+            if let Some(a) = m.assessment {
+                analysis.set_assessment(a);
+            }
         }
-    }
-    if let Some(path) = &args.model {
-        let model = std::fs::read_to_string(path)
-            .map_err(|e| e.to_string())
-            .and_then(|t| Classifier::from_json(&t).map_err(|e| e.to_string()));
-        match model {
-            Ok(m) => analysis.set_classifier(m),
-            Err(e) => return usage_error(format!("--model {}: {e}", path.display())),
-        }
-    }
-    if let Some(path) = &args.assessment {
-        let model = std::fs::read_to_string(path)
-            .map_err(|e| e.to_string())
-            .and_then(|t| AssessmentModel::from_json(&t).map_err(|e| e.to_string()));
-        match model {
-            Ok(m) => analysis.set_assessment(m),
-            Err(e) => return usage_error(format!("--assessment {}: {e}", path.display())),
-        }
+        Err(e) => return usage_error(e),
     }
     let mut ratings = Vec::new();
     for r in &args.rating {

@@ -65,25 +65,32 @@ fn load<T>(
         .map_err(|e| format!("{flag} {}: {e}", path.display()))
 }
 
+/// The model files given with `--calibration`, `--model` and `--assessment` (each
+/// optional), as `analyze` and `merge` both take them; the error names the flag and file.
+pub(crate) fn load_models(
+    calibration: &Option<PathBuf>,
+    model: &Option<PathBuf>,
+    assessment: &Option<PathBuf>,
+) -> Result<ModelOverrides, String> {
+    Ok(ModelOverrides {
+        calibration: load(calibration, "--calibration", |t| {
+            Calibration::from_json(t).map_err(|e| e.to_string())
+        })?,
+        classifier: load(model, "--model", |t| {
+            Classifier::from_json(t).map_err(|e| e.to_string())
+        })?,
+        assessment: load(assessment, "--assessment", |t| {
+            AssessmentModel::from_json(t).map_err(|e| e.to_string())
+        })?,
+    })
+}
+
 pub(crate) fn merge(args: MergeArgs) -> Result<ExitCode> {
     let tested: SideFilter = match args.side.parse() {
         Ok(s) => s,
         Err(e) => return usage_error(format!("--side: {e}")),
     };
-    let models = (|| {
-        Ok::<_, String>(ModelOverrides {
-            calibration: load(&args.calibration, "--calibration", |t| {
-                Calibration::from_json(t).map_err(|e| e.to_string())
-            })?,
-            classifier: load(&args.model, "--model", |t| {
-                Classifier::from_json(t).map_err(|e| e.to_string())
-            })?,
-            assessment: load(&args.assessment, "--assessment", |t| {
-                AssessmentModel::from_json(t).map_err(|e| e.to_string())
-            })?,
-        })
-    })();
-    let models = match models {
+    let models = match load_models(&args.calibration, &args.model, &args.assessment) {
         Ok(m) => m,
         Err(e) => return usage_error(e),
     };
