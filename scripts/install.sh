@@ -18,15 +18,26 @@ if [ "$have" != "$want" ]; then
   cargo install wasm-bindgen-cli --version "$want"
 fi
 
-# Debian packages: Stockfish (a second, native UCI engine for the CLI tests) and Chromium
-# with its driver (browser tests).
+# Debian packages: Stockfish (a second, native UCI engine for the CLI tests), Chromium
+# with its driver (browser tests), and Slurm with munge (scripts/slurm/test.sh runs the
+# job-array script on a single-node cluster, scripts/slurm/local-cluster.sh; Slurm's
+# recommended extra plugins are not needed).
 missing=()
 [ -x /usr/games/stockfish ] || missing+=(stockfish)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
-if [ ${#missing[@]} -gt 0 ]; then
+slurm=()
+[ -x /usr/sbin/slurmctld ] && [ -x /usr/sbin/slurmd ] && [ -x /usr/bin/sbatch ] || slurm+=(slurm-wlm)
+[ -x /usr/sbin/munged ] || slurm+=(munge)
+if [ ${#missing[@]} -gt 0 ] || [ ${#slurm[@]} -gt 0 ]; then
   as_root apt-get update -qq
+fi
+if [ ${#missing[@]} -gt 0 ]; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+if [ ${#slurm[@]} -gt 0 ]; then
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    "${slurm[@]}" >/dev/null
 fi
 
 # npm packages: stockfish (the engine), chessground (the board), binaryen (wasm-opt),
