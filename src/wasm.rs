@@ -13,6 +13,8 @@
 //! (serde-wasm-bindgen, JSON-compatible). Every fallible call returns a `JsError`; nothing
 //! here unwraps.
 
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -387,6 +389,24 @@ impl Analyzer {
             .get(i)
             .ok_or_else(|| JsError::new(&format!("no job {i}")))?;
         serde_json::to_string(job).map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// Job `i` named for the user: its game as import errors name it, and its chunk
+    /// (`game 2 (Carol - Dave), chunk 1`).
+    #[wasm_bindgen(js_name = jobLabel)]
+    pub fn job_label(&self, i: usize) -> Result<String, JsError> {
+        let id = self
+            .jobs
+            .get(i)
+            .ok_or_else(|| JsError::new(&format!("no job {i}")))?
+            .id;
+        let game = self
+            .analysis
+            .games()
+            .iter()
+            .find_map(|g| g.as_ref().ok().filter(|g| g.index == id.game))
+            .ok_or_else(|| JsError::new(&format!("no game {}", id.game + 1)))?;
+        Ok(format!("{}, chunk {}", game.label(), id.chunk + 1))
     }
 
     /// Number of positions job `i` records (for progress).

@@ -45,6 +45,9 @@ fn imports_games_and_reports_the_bad_one() {
     let err = games[1]["error"].as_str().expect("an error");
     assert!(err.contains("Carol - Dave") && err.contains("Ke7"), "{err}");
     assert_eq!(a.job_count(), 1);
+    // A job named as the page's messages name it: its game, as an import error does.
+    assert_eq!(ok(a.job_label(0)), "game 1 (Ann - Bob), chunk 1");
+    assert!(a.job_label(1).is_err());
     assert_eq!(a.total_positions(), 2);
     assert_eq!(a.done_positions(), 0);
 }

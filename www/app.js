@@ -358,6 +358,8 @@ async function analyse(text) {
   state.game = null;
   const full = analyzer.settings();
   const jobs = Array.from({ length: analyzer.jobCount() }, (_, i) => analyzer.jobJson(i));
+  // Messages about a job name its game (the core's words), never only an index.
+  const labels = jobs.map((_, i) => analyzer.jobLabel(i));
   const total = analyzer.totalPositions();
   // The cache's key (the core's, the CLI's) holds the engine's name, known before any
   // engine starts from the jobs of this build stored earlier (none: nothing is cached).
@@ -434,7 +436,7 @@ async function analyse(text) {
       try {
         analyzer.addResultJson(json);
       } catch (err) {
-        message(`Result of job ${pending[k] + 1} rejected: ${err.message || err}`);
+        message(`The result for ${labels[pending[k]]} was rejected: ${err.message || err}`);
         return;
       }
       stats.firstMs ??= performance.now() - started;
@@ -448,7 +450,7 @@ async function analyse(text) {
       try {
         analyzer.addResultJson(json);
       } catch (err) {
-        message(`Result of job ${i + 1} rejected: ${err.message || err}`);
+        message(`The result for ${labels[i]} was rejected: ${err.message || err}`);
         return;
       }
       if (pool.engineName) {
@@ -459,6 +461,7 @@ async function analyse(text) {
       scheduleRender(analyzer);
     },
     onLog: (m) => message(m, 'warning'),
+    label: (k) => labels[pending[k]],
   });
   clearInterval(ticker);
   clearTimeout(state.renderTimer);
@@ -466,7 +469,10 @@ async function analyse(text) {
   state.pool = null;
   analyzer.setEngine(pool.engineName ?? engineName ?? '', build);
   for (const f of outcome.failures) {
-    message(`Job ${f.job + 1} could not be analysed: ${f.reason}`);
+    const label = labels[pending[f.job]];
+    message(
+      `${label[0].toUpperCase()}${label.slice(1)} could not be analysed (${f.reason}); everything else is in the report.`,
+    );
   }
   const seconds = (performance.now() - started) / 1000;
   stats.wallMs = seconds * 1000;
@@ -477,7 +483,9 @@ async function analyse(text) {
     total,
     outcome.cancelled
       ? `Cancelled: ${done} / ${total} positions analysed (the report shows those).`
-      : `Done: ${total} positions in ${seconds.toFixed(1)} s${cached ? ` (${cached} from cache)` : ''}.`,
+      : done < total
+        ? `Done: ${done} / ${total} positions analysed in ${seconds.toFixed(1)} s; the others could not be (see above).`
+        : `Done: ${total} positions in ${seconds.toFixed(1)} s${cached ? ` (${cached} from cache)` : ''}.`,
   );
   setReport(analyzer.reportJson());
   analyzer.free();

@@ -151,6 +151,63 @@ test('a multi-game file with one illegal game: the error is shown, the rest anal
   await context.close();
 });
 
+test("a game the engine cannot analyse: the core's JsError, naming the game, is shown and the other games are analysed", { skip: SKIP }, async () => {
+  const { context, page, errors } = await openPage(browser, `${site.origin}/?depth=5&lines=1&book=none&workers=2&nosw=1`);
+  const pgn = [
+    '[White "Alice"]\n[Black "Bob"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *',
+    '[White "Carol"]\n[Black "Dave"]\n\n1. d4 d5 2. c4 e6 3. Nc3 Nf6 *',
+    '[White "Bob"]\n[Black "Alice"]\n\n1. c4 e5 2. Nc3 Nf6 *',
+  ].join('\n\n');
+  // The engine answers every position of Carol - Dave's game after 1. d4 with a line
+  // that breaks the protocol (as a broken build would), on the first try and the retry.
+  await page.evaluate(() => {
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (cmd) {
+      post.call(this, cmd);
+      if (typeof cmd === 'string' && /^position startpos moves d2d4/.test(cmd)) {
+        setTimeout(() => this.dispatchEvent(new MessageEvent('message', { data: 'info depth x score cp' })));
+      }
+    };
+  });
+  const report = await analysePgn(page, pgn);
+  assert.equal(await page.evaluate(() => document.body.dataset.state), 'done');
+  // The session's error is a JsError (a JS Error with the core's message), and the page
+  // shows that message with the game named.
+  const thrown = await page.evaluate(async () => {
+    const { EngineSession } = await import('/www/pkg/fairsight.js');
+    const session = new EngineSession(undefined);
+    try {
+      session.handleLine('info depth x score cp');
+      return null;
+    } catch (err) {
+      return { isError: err instanceof Error, message: err.message };
+    } finally {
+      session.free();
+    }
+  });
+  assert.deepEqual(thrown, { isError: true, message: 'engine printed a malformed line: info depth x score cp' });
+  const messages = await page.$$eval('#messages p.error', (ps) => ps.map((p) => p.textContent));
+  assert.deepEqual(messages, [
+    `Game 2 (Carol - Dave), chunk 1 could not be analysed (engine protocol error: ${thrown.message}); everything else is in the report.`,
+  ]);
+  assert.match(
+    await page.textContent('#messages'),
+    /retrying job \d: game 2 \(Carol - Dave\), chunk 1.*failed twice and is skipped: game 2 \(Carol - Dave\), chunk 1/s,
+  );
+  for (const g of [report.games[0], report.games[2]]) {
+    assert.equal(g.error, null);
+    assert.ok(g.plies.every((p) => p.searched), `${g.tags.White} - ${g.tags.Black} analysed`);
+  }
+  assert.ok(!report.games[1].plies.every((p) => p.searched), 'Carol - Dave is not (wholly) analysed');
+  assert.match(
+    await page.textContent('#progress-text'),
+    /^Done: (\d+) \/ 16 positions analysed in [\d.]+ s; the others could not be \(see above\)\.$/,
+  );
+  await shot(page, 'engine-error-one-game');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('cancel stops every worker at once and keeps what was analysed', { skip: SKIP }, async () => {
   const { context, page, errors } = await openPage(
     browser,
