@@ -20,7 +20,6 @@ const PRECACHE = [
   'www/view/players.js',
   'www/view/explain.js',
   'www/pool.js',
-  'www/cache.js',
   'www/shell.js',
   'www/style.css',
   'www/pkg/fairsight.js',

@@ -9,9 +9,9 @@ cd "$(dirname "$0")/.."
 out=www/pkg
 mkdir -p "$out/engine" "$out/chessground"
 
-cargo build --lib --release --target wasm32-unknown-unknown --no-default-features
+cargo build --lib --profile wasm-release --target wasm32-unknown-unknown --no-default-features
 wasm-bindgen --target web --out-dir "$out" --out-name fairsight \
-  target/wasm32-unknown-unknown/release/fairsight.wasm
+  target/wasm32-unknown-unknown/wasm-release/fairsight.wasm
 node_modules/.bin/wasm-opt -O3 \
   --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-mutable-globals --enable-reference-types --enable-multivalue \

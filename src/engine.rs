@@ -181,18 +181,19 @@ pub struct PositionAnalysis {
     pub slm: Option<Search>,
 }
 
-/// The cache key of a job's result: the engine's identity (the page's build, which
-/// fixes the engine; the CLI's build and `id name`, since a command's file stem does not),
-/// the hash size and the job without its index in the input (the same game in another
-/// file still hits). The CLI's `--cache` and the page's IndexedDB cache both use it.
-pub fn cache_key(job: &Job, engine: &str, hash_mb: u32) -> String {
+/// The cache key of a job's result: the engine's identity (its build, the script or
+/// binary's file stem, and its UCI `id name`, since a file stem alone does not fix the
+/// engine), the hash size and the job without its index in the input (the same game in
+/// another file still hits). The CLI's `--cache` and the page's IndexedDB cache both use
+/// it, so the same engine and settings give the same key in both.
+pub fn cache_key(job: &Job, engine_build: &str, engine_name: &str, hash_mb: u32) -> String {
     let job = Job {
         id: JobId::default(),
         ..job.clone()
     };
     // Serialising a job cannot fail: plain strings and numbers.
     format!(
-        "{engine}|hash={hash_mb}|{}",
+        "{engine_build}|{engine_name}|hash={hash_mb}|{}",
         serde_json::to_string(&job).unwrap_or_default()
     )
 }

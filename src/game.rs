@@ -147,10 +147,25 @@ impl Game {
         self.tag(name).unwrap_or("?")
     }
 
+    /// How messages name the game: `game 2 (Carol - Dave)`, numbered from 1 as the input
+    /// counts them, as an import error names a game that failed.
+    pub fn label(&self) -> String {
+        game_label(
+            self.index,
+            self.player(Side::White),
+            self.player(Side::Black),
+        )
+    }
+
     /// Whether the start position is the standard one (so UCI `startpos` may be used).
     pub fn is_standard_start(&self) -> bool {
         self.start_fen == STANDARD_START_FEN
     }
+}
+
+/// A game named in a message: `game 2 (Carol - Dave)` (`index` from 0).
+fn game_label(index: usize, white: &str, black: &str) -> String {
+    format!("game {} ({white} - {black})", index + 1)
 }
 
 /// The standard start position.
@@ -218,10 +233,8 @@ impl fmt::Display for ImportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "game {} ({} - {}), line {}: ",
-            self.index + 1,
-            self.tag("White"),
-            self.tag("Black"),
+            "{}, line {}: ",
+            game_label(self.index, self.tag("White"), self.tag("Black")),
             self.line
         )?;
         match &self.kind {

@@ -1,17 +1,26 @@
-//! Browser bindings: the only file that knows about `wasm_bindgen`.
+//! Browser bindings: with the browser layer under it (`wasm/`), the only code that knows
+//! about `wasm_bindgen` and the browser's APIs.
 //!
-//! Two opaque objects, driven by `www/`:
+//! Three opaque objects, driven by `www/`:
 //! - [`Analyzer`]: the imported games, their jobs, the results as they come in, the report.
 //! - [`EngineSession`]: the sans-IO UCI session of one Web Worker running Stockfish; the
 //!   page posts its commands to the worker and feeds back every line the worker prints.
+//! - [`JobCache`]: analysed jobs in IndexedDB under the core's cache key, the CLI's
+//!   (`wasm/cache.rs`).
 //!
 //! Jobs and results cross the boundary as JSON strings, so a result can be cached in
 //! IndexedDB and fed back byte for byte; summaries cross as camelCase objects
 //! (serde-wasm-bindgen, JSON-compatible). Every fallible call returns a `JsError`; nothing
 //! here unwraps.
 
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
+
+mod cache;
+
+pub use cache::JobCache;
 
 use crate::{
     analysis::Analysis,
@@ -61,16 +70,6 @@ pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_owned()
 }
 
-/// The cache key of a job (JSON, from `Analyzer.jobJson`) for an engine build and hash
-/// size: the core's rule, shared with the CLI's `--cache` (see
-/// `engine::cache_key`).
-#[wasm_bindgen(js_name = cacheKey)]
-pub fn cache_key(job_json: &str, build: &str, hash_mb: u32) -> Result<String, JsError> {
-    let job: Job =
-        serde_json::from_str(job_json).map_err(|e| JsError::new(&format!("bad job: {e}")))?;
-    Ok(crate::engine::cache_key(&job, build, hash_mb))
-}
-
 /// A comment as a reader sees it: without its `[%clk]`, `[%eval]`, … commands, whitespace
 /// collapsed (the page shows clocks and evaluations on their own).
 #[wasm_bindgen(js_name = commentText)]
@@ -114,19 +113,6 @@ pub fn move_number(move_number: Option<f64>, side: &str) -> String {
         Some(n) => crate::render::move_number(n as u32, side, "…"),
         None => crate::render::move_number("?", side, "…"),
     }
-}
-
-/// A cached result (JSON) as the answer to a job (JSON, from `Analyzer.jobJson`): the
-/// same searches under the job's id, the core's rule shared with the CLI's `--cache`
-/// (see `JobResult::rebound`). A `JsError` when either is not what it should be (a stale
-/// entry: analyse again).
-#[wasm_bindgen(js_name = rebindResult)]
-pub fn rebind_result(result_json: &str, job_json: &str) -> Result<String, JsError> {
-    let job: Job =
-        serde_json::from_str(job_json).map_err(|e| JsError::new(&format!("bad job: {e}")))?;
-    let result: JobResult =
-        serde_json::from_str(result_json).map_err(|e| JsError::new(&format!("bad result: {e}")))?;
-    serde_json::to_string(&result.rebound(&job)).map_err(|e| JsError::new(&e.to_string()))
 }
 
 /// The meaning of the move NAGs the page shows, from the core: `{symbols: {nag: text},
@@ -403,6 +389,24 @@ impl Analyzer {
             .get(i)
             .ok_or_else(|| JsError::new(&format!("no job {i}")))?;
         serde_json::to_string(job).map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// Job `i` named for the user: its game as import errors name it, and its chunk
+    /// (`game 2 (Carol - Dave), chunk 1`).
+    #[wasm_bindgen(js_name = jobLabel)]
+    pub fn job_label(&self, i: usize) -> Result<String, JsError> {
+        let id = self
+            .jobs
+            .get(i)
+            .ok_or_else(|| JsError::new(&format!("no job {i}")))?
+            .id;
+        let game = self
+            .analysis
+            .games()
+            .iter()
+            .find_map(|g| g.as_ref().ok().filter(|g| g.index == id.game))
+            .ok_or_else(|| JsError::new(&format!("no game {}", id.game + 1)))?;
+        Ok(format!("{}, chunk {}", game.label(), id.chunk + 1))
     }
 
     /// Number of positions job `i` records (for progress).

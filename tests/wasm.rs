@@ -4,8 +4,8 @@
 #![cfg(target_arch = "wasm32")]
 
 use fairsight::wasm::{
-    Analyzer, EngineSession, annotate_report, cache_key, move_number, nag_table, normalise_report,
-    pv_text, rebind_result, win_percent,
+    Analyzer, EngineSession, JobCache, annotate_report, move_number, nag_table, normalise_report,
+    pv_text, win_percent,
 };
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
@@ -45,6 +45,9 @@ fn imports_games_and_reports_the_bad_one() {
     let err = games[1]["error"].as_str().expect("an error");
     assert!(err.contains("Carol - Dave") && err.contains("Ke7"), "{err}");
     assert_eq!(a.job_count(), 1);
+    // A job named as the page's messages name it: its game, as an import error does.
+    assert_eq!(ok(a.job_label(0)), "game 1 (Ann - Bob), chunk 1");
+    assert!(a.job_label(1).is_err());
     assert_eq!(a.total_positions(), 2);
     assert_eq!(a.done_positions(), 0);
 }
@@ -132,23 +135,6 @@ fn a_session_fed_engine_lines_produces_the_report() {
 
     ok(a.add_result_json(&result));
     assert_eq!(a.done_positions(), 2);
-    // The page's cache: the same game second in another input has the same key, and the
-    // cached result answers it under that job's id (the CLI's --cache rule).
-    let mut b = ok(Analyzer::new("1. d4 *\n\n1. e4 e5 *", settings(), None));
-    let job_b = ok(b.job_json(1));
-    assert_eq!(
-        ok(cache_key(&job_b, "build", 16)),
-        ok(cache_key(&ok(a.job_json(0)), "build", 16))
-    );
-    let rebound = ok(rebind_result(&result, &job_b));
-    let json = |s: &str| serde_json::from_str::<serde_json::Value>(s).expect("JSON");
-    assert_eq!(json(&rebound)["id"], json(&job_b)["id"]);
-    assert_ne!(json(&rebound)["id"], json(&result)["id"]);
-    assert_eq!(json(&rebound)["positions"], json(&result)["positions"]);
-    ok(b.add_result_json(&rebound));
-    assert_eq!(b.done_positions(), 2);
-    assert!(rebind_result("{}", &job_b).is_err(), "a stale entry");
-    assert!(rebind_result(&result, "not a job").is_err());
     a.set_engine("Recorded 1", "transcript");
     let json = a.report_json();
     let report: serde_json::Value = serde_json::from_str(&json).expect("report JSON");
@@ -200,20 +186,165 @@ fn the_pages_rules_are_the_cores() {
         t.get("betterThanEngine").is_none(),
         "no NAG for better-than-engine"
     );
-    // The cache key: the CLI's rule, without the job's index.
-    let a = ok(Analyzer::new(PGN, settings(), None));
-    let job = ok(a.job_json(0));
-    let parsed: fairsight::Job = serde_json::from_str(&job).expect("a job");
-    let key = ok(cache_key(&job, "stockfish-19-lite-single", 16));
-    assert_eq!(
-        key,
-        fairsight::cache_key(&parsed, "stockfish-19-lite-single", 16)
-    );
-    assert!(key.starts_with("stockfish-19-lite-single|hash=16|"));
     // Ratings typed in the page: the core's NAME=ELO.
     let mut a = ok(Analyzer::new(PGN, settings(), None));
     assert!(a.set_rating_text("Ann = 1850").is_ok());
     assert!(a.set_rating_text("Ann=abc").is_err());
     assert!(a.set_rating_text("=1500").is_err());
     assert!(a.set_rating_text("Ann=inf").is_err());
+}
+
+/// Job 0 of `a` analysed through a recorded transcript: its result JSON.
+fn recorded_result(a: &Analyzer) -> String {
+    let mut s = ok(EngineSession::new(ok(a.settings())));
+    for line in ["id name Recorded 1", "uciok", "readyok"] {
+        ok(s.handle_line(line));
+    }
+    ok(s.submit(&ok(a.job_json(0))));
+    for line in [
+        "readyok",
+        "info depth 1 seldepth 2 multipv 1 score cp 30 nodes 20 nps 1000 time 1 pv e2e4 e7e5",
+        "bestmove e2e4 ponder e7e5",
+        "info depth 1 seldepth 2 multipv 1 score cp -25 nodes 20 nps 1000 time 1 pv e7e5",
+        "bestmove e7e5",
+    ] {
+        ok(s.handle_line(line));
+    }
+    ok(s.take_result_json()).expect("the job is done")
+}
+
+fn json(s: &str) -> serde_json::Value {
+    serde_json::from_str(s).expect("JSON")
+}
+
+/// Sets `IDBObjectStore.prototype.put` to `f`, returning the browser's own.
+fn replace_idb_put(f: &JsValue) -> JsValue {
+    let global = js_sys::global();
+    let class = js_sys::Reflect::get(&global, &"IDBObjectStore".into()).expect("IndexedDB");
+    let proto = js_sys::Reflect::get(&class, &"prototype".into()).expect("a prototype");
+    let own = js_sys::Reflect::get(&proto, &"put".into()).expect("put");
+    js_sys::Reflect::set(&proto, &"put".into(), f).expect("settable");
+    own
+}
+
+#[wasm_bindgen_test]
+async fn the_cache_keeps_results_under_the_cores_key_and_answers_the_same_game_elsewhere() {
+    let cache = JobCache::open().await;
+    assert!(cache.available());
+    ok(cache.clear().await);
+    let a = ok(Analyzer::new(PGN, settings(), None));
+    let job = ok(a.job_json(0));
+    let result = recorded_result(&a);
+    let get = |job: &str, build: &str, name: &str, hash| {
+        cache.get(job.to_owned(), build.to_owned(), name.to_owned(), hash)
+    };
+    assert_eq!(ok(get(&job, "build", "Recorded 1", 16).await), None);
+    assert_eq!(cache.engine_name("build".into()).await, None);
+    assert!(ok(cache
+        .put(
+            job.clone(),
+            "build".into(),
+            "Recorded 1".into(),
+            16,
+            result.clone()
+        )
+        .await));
+    assert_eq!(ok(cache.count().await), 1);
+    assert_eq!(
+        cache.engine_name("build".into()).await.as_deref(),
+        Some("Recorded 1"),
+        "the name to look the build's jobs up under"
+    );
+    assert_eq!(
+        ok(get(&job, "build", "Recorded 1", 16).await),
+        Some(result.clone())
+    );
+    // The same game second in another input hits, answered under that job's id (the
+    // CLI's --cache rule).
+    let b = ok(Analyzer::new("1. d4 *\n\n1. e4 e5 *", settings(), None));
+    let job_b = ok(b.job_json(1));
+    let hit = ok(get(&job_b, "build", "Recorded 1", 16).await).expect("a hit");
+    assert_eq!(json(&hit)["id"], json(&job_b)["id"]);
+    assert_ne!(json(&hit)["id"], json(&result)["id"]);
+    assert_eq!(json(&hit)["positions"], json(&result)["positions"]);
+    // The key holds the engine's build and name and the hash size.
+    assert_eq!(ok(get(&job, "other", "Recorded 1", 16).await), None);
+    assert_eq!(ok(get(&job, "build", "Recorded 2", 16).await), None);
+    assert_eq!(ok(get(&job, "build", "Recorded 1", 32).await), None);
+    // A stale entry is a miss; a job that is not one is an error.
+    let c = ok(Analyzer::new("1. d4 d5 *", settings(), None));
+    let job_c = ok(c.job_json(0));
+    assert!(ok(cache
+        .put(
+            job_c.clone(),
+            "build".into(),
+            "Recorded 1".into(),
+            16,
+            "{}".into()
+        )
+        .await));
+    assert_eq!(ok(get(&job_c, "build", "Recorded 1", 16).await), None);
+    assert!(get("not a job", "build", "Recorded 1", 16).await.is_err());
+    ok(cache.clear().await);
+    assert_eq!(ok(cache.count().await), 0);
+    assert_eq!(ok(get(&job, "build", "Recorded 1", 16).await), None);
+}
+
+#[wasm_bindgen_test]
+async fn a_full_disk_refuses_the_write_and_says_so_without_an_error() {
+    let cache = JobCache::open().await;
+    ok(cache.clear().await);
+    let a = ok(Analyzer::new(PGN, settings(), None));
+    let job = ok(a.job_json(0));
+    let result = recorded_result(&a);
+    let full = wasm_bindgen::closure::Closure::<dyn Fn() -> Result<JsValue, JsValue>>::new(|| {
+        Err(
+            web_sys::DomException::new_with_message_and_name("full", "QuotaExceededError")
+                .expect("a DOMException")
+                .into(),
+        )
+    });
+    let own = replace_idb_put(full.as_ref());
+    let stored = cache
+        .put(
+            job.clone(),
+            "build".into(),
+            "Recorded 1".into(),
+            16,
+            result.clone(),
+        )
+        .await;
+    // Any other failure is an error with the browser's message.
+    let broken =
+        wasm_bindgen::closure::Closure::<dyn Fn() -> Result<JsValue, JsValue>>::new(|| {
+            Err(js_sys::Error::new("storage gone").into())
+        });
+    replace_idb_put(broken.as_ref());
+    let failed = cache
+        .put(
+            job.clone(),
+            "build".into(),
+            "Recorded 1".into(),
+            16,
+            result.clone(),
+        )
+        .await;
+    replace_idb_put(&own);
+    assert!(!ok(stored), "not stored, and no error");
+    let Err(e) = failed else {
+        panic!("a failure other than a full disk is an error")
+    };
+    let e: JsValue = e.into();
+    let message = js_sys::Reflect::get(&e, &"message".into()).expect("a message");
+    assert!(
+        message
+            .as_string()
+            .is_some_and(|m| m.contains("storage gone")),
+        "{message:?}"
+    );
+    assert_eq!(ok(cache.count().await), 0);
+    // The browser's put back: stored again.
+    assert!(ok(cache
+        .put(job, "build".into(), "Recorded 1".into(), 16, result)
+        .await));
 }

@@ -1,14 +1,14 @@
 // The page controller: input (drop, paste, pick, sample, saved report), settings, the
 // engine pool, the cache, progress, rendering and exports. Chess logic lives in the core
-// (wasm); rendering in view/ (index.js); engines in pool.js.
+// (wasm), the IndexedDB cache too (`JobCache`); rendering in view/ (index.js); engines in
+// pool.js.
 import init, {
   Analyzer,
   EngineSession,
+  JobCache,
   annotateReport,
-  cacheKey,
   modelsApplying,
   normaliseReport,
-  rebindResult,
   rerateReport,
   screeningText,
   version,
@@ -16,7 +16,6 @@ import init, {
 import { Chessground } from './pkg/chessground/chessground.min.js';
 import { renderGame, renderGameList, renderMoveMap, renderPlayers, renderSummary } from './view/index.js';
 import { BUILDS, EnginePool, defaultWorkers } from './pool.js';
-import { JobCache } from './cache.js';
 import { buildShell } from './shell.js';
 
 const $ = (id) => document.getElementById(id);
@@ -359,16 +358,18 @@ async function analyse(text) {
   state.game = null;
   const full = analyzer.settings();
   const jobs = Array.from({ length: analyzer.jobCount() }, (_, i) => analyzer.jobJson(i));
-  const keys = jobs.map((j) => cacheKey(j, build, full.hashMb));
+  // Messages about a job name its game (the core's words), never only an index.
+  const labels = jobs.map((_, i) => analyzer.jobLabel(i));
   const total = analyzer.totalPositions();
-  let engineName = null;
+  // The cache's key (the core's, the CLI's) holds the engine's name, known before any
+  // engine starts from the jobs of this build stored earlier (none: nothing is cached).
+  const cachedName = await state.cache.engineName(build);
   const pending = [];
   for (let i = 0; i < jobs.length; i++) {
-    const hit = await state.cache.get(keys[i]);
-    if (hit) {
+    const hit = cachedName === undefined ? undefined : await state.cache.get(jobs[i], build, cachedName, full.hashMb);
+    if (hit !== undefined) {
       try {
-        analyzer.addResultJson(rebindResult(hit.result, jobs[i]));
-        engineName ??= hit.name;
+        analyzer.addResultJson(hit);
         continue;
       } catch {
         // A stale entry: analyse again.
@@ -377,6 +378,7 @@ async function analyse(text) {
     pending.push(i);
   }
   const cached = analyzer.donePositions();
+  const engineName = cached > 0 ? cachedName : null;
   analyzer.setEngine(engineName ?? '', build);
   setReport(analyzer.reportJson());
 
@@ -405,6 +407,28 @@ async function analyse(text) {
   });
   state.pool = pool;
   const ticker = setInterval(progress, 1000);
+  // Results are stored as they come; a full disk (or any storage failure) never stops
+  // the analysis: it goes on uncached, and the page says so once.
+  const stores = [];
+  let storeNotice = false;
+  const store = (i, name, json) => {
+    const said = (text) => {
+      if (storeNotice) return;
+      storeNotice = true;
+      message(text, 'warning');
+    };
+    const put = state.cache.put(jobs[i], build, name, full.hashMb, json).then(
+      (stored) => {
+        if (!stored && state.cache.available) {
+          said(
+            'The browser\'s storage for this page is full: the analysis goes on, but its results are not cached. "Clear cached analyses" in Settings frees space.',
+          );
+        }
+      },
+      (err) => said(`${err.message || err}. The analysis goes on without the cache.`),
+    );
+    stores.push(put);
+  };
   const stats = { workers, build, positions: total - cached, engineMs: 0, firstMs: null };
   const outcome = await pool.run({
     jobs: pending.map((i) => jobs[i]),
@@ -412,7 +436,7 @@ async function analyse(text) {
       try {
         analyzer.addResultJson(json);
       } catch (err) {
-        message(`Result of job ${pending[k] + 1} rejected: ${err.message || err}`);
+        message(`The result for ${labels[pending[k]]} was rejected: ${err.message || err}`);
         return;
       }
       stats.firstMs ??= performance.now() - started;
@@ -426,17 +450,18 @@ async function analyse(text) {
       try {
         analyzer.addResultJson(json);
       } catch (err) {
-        message(`Result of job ${i + 1} rejected: ${err.message || err}`);
+        message(`The result for ${labels[i]} was rejected: ${err.message || err}`);
         return;
       }
       if (pool.engineName) {
         analyzer.setEngine(pool.engineName, build);
-        state.cache.put(keys[i], { name: pool.engineName, result: json });
+        store(i, pool.engineName, json);
       }
       progress();
       scheduleRender(analyzer);
     },
     onLog: (m) => message(m, 'warning'),
+    label: (k) => labels[pending[k]],
   });
   clearInterval(ticker);
   clearTimeout(state.renderTimer);
@@ -444,7 +469,10 @@ async function analyse(text) {
   state.pool = null;
   analyzer.setEngine(pool.engineName ?? engineName ?? '', build);
   for (const f of outcome.failures) {
-    message(`Job ${f.job + 1} could not be analysed: ${f.reason}`);
+    const label = labels[pending[f.job]];
+    message(
+      `${label[0].toUpperCase()}${label.slice(1)} could not be analysed (${f.reason}); everything else is in the report.`,
+    );
   }
   const seconds = (performance.now() - started) / 1000;
   stats.wallMs = seconds * 1000;
@@ -455,13 +483,16 @@ async function analyse(text) {
     total,
     outcome.cancelled
       ? `Cancelled: ${done} / ${total} positions analysed (the report shows those).`
-      : `Done: ${total} positions in ${seconds.toFixed(1)} s${cached ? ` (${cached} from cache)` : ''}.`,
+      : done < total
+        ? `Done: ${done} / ${total} positions analysed in ${seconds.toFixed(1)} s; the others could not be (see above).`
+        : `Done: ${total} positions in ${seconds.toFixed(1)} s${cached ? ` (${cached} from cache)` : ''}.`,
   );
   setReport(analyzer.reportJson());
   analyzer.free();
   state.runs++;
   setStatus(outcome.cancelled ? 'cancelled' : 'done');
   foldInput(true);
+  await Promise.all(stores);
   await updateCacheInfo();
   if (state.replyTo) {
     const { source, origin } = state.replyTo;
@@ -536,10 +567,16 @@ async function openReport(file) {
 }
 
 async function updateCacheInfo() {
-  const n = await state.cache.count();
-  $('cache-info').textContent = state.cache.available
-    ? `${n} analysed chunk${n === 1 ? '' : 's'} cached in this browser`
-    : 'cache unavailable in this browser';
+  let text = 'cache unavailable in this browser';
+  if (state.cache.available) {
+    try {
+      const n = await state.cache.count();
+      text = `${n} analysed chunk${n === 1 ? '' : 's'} cached in this browser`;
+    } catch (err) {
+      text = err.message || String(err);
+    }
+  }
+  $('cache-info').textContent = text;
 }
 
 // ---------------------------------------------------------------- wiring
@@ -631,7 +668,11 @@ function wire() {
     $('book-file-label').classList.toggle('hidden', $('book-kind').value !== 'file');
   });
   $('clear-cache').addEventListener('click', async () => {
-    await state.cache.clear();
+    try {
+      await state.cache.clear();
+    } catch (err) {
+      message(err.message || String(err));
+    }
     updateCacheInfo();
   });
   // Embedding: a PGN in the URL fragment (#pgn=...), or posted by the parent page.

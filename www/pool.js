@@ -49,10 +49,13 @@ export class EnginePool {
    * @param {(index: number, partialJson: string) => void} [o.onPartial] positions of a
    *   running job, as soon as each is complete (repeated, identical, in its final result)
    * @param {(message: string) => void} [o.onLog]
+   * @param {(index: number) => string} [o.label] a job named for the user (its game),
+   *   added to the messages about it
    * @returns {Promise<{failures: {job: number, reason: string}[], cancelled: boolean}>}
    */
-  run({ jobs, onResult, onPartial = () => {}, onLog = () => {} }) {
+  run({ jobs, onResult, onPartial = () => {}, onLog = () => {}, label = null }) {
     this.jobs = jobs;
+    this.label = label;
     this.queue = jobs.map((_, i) => i);
     this.attempts = new Map();
     this.failures = [];
@@ -174,11 +177,12 @@ export class EnginePool {
     if (job !== null) {
       const n = (this.attempts.get(job) || 0) + 1;
       this.attempts.set(job, n);
+      const named = this.label ? `: ${this.label(job)}` : '';
       if (n < 2) {
-        this.onLog(`${reason}; restarting the engine and retrying job ${job + 1}`);
+        this.onLog(`${reason}; restarting the engine and retrying job ${job + 1}${named}`);
         this.queue.unshift(job);
       } else {
-        this.onLog(`${reason}; job ${job + 1} failed twice and is skipped`);
+        this.onLog(`${reason}; job ${job + 1} failed twice and is skipped${named}`);
         this.failures.push({ job, reason });
       }
     } else {

@@ -1,8 +1,8 @@
 //! `--cache DIR`: analysed chunks kept on disk, so analysing the same games again with
 //! the same engine build and settings costs nothing (the page's IndexedDB cache, natively).
 //!
-//! The key is the core's [`fairsight::cache_key`] (the page's too) with the engine
-//! build and name as its identity: the hash size and the job itself (start position,
+//! The key is the core's [`fairsight::cache_key`] (the page's too): the engine build and
+//! name, the hash size and the job itself (start position,
 //! moves, plies searched, limit, lines, node cap, screening depth) without its index in
 //! the input, so the same game in another file, or in a bigger file, still hits.
 //! Each entry is one file named by a 64-bit FNV-1a hash of the key, holding the key
@@ -22,7 +22,8 @@ use serde::{Deserialize, Serialize};
 /// A directory of cached job results.
 pub struct Cache {
     dir: PathBuf,
-    engine: String,
+    engine_build: String,
+    engine_name: String,
     hash_mb: u32,
 }
 
@@ -76,13 +77,14 @@ impl Cache {
         std::fs::create_dir_all(dir)?;
         Ok(Cache {
             dir: dir.to_owned(),
-            engine: format!("{engine_build}|{engine_name}"),
+            engine_build: engine_build.to_owned(),
+            engine_name: engine_name.to_owned(),
             hash_mb,
         })
     }
 
     fn key(&self, job: &Job) -> String {
-        fairsight::cache_key(job, &self.engine, self.hash_mb)
+        fairsight::cache_key(job, &self.engine_build, &self.engine_name, self.hash_mb)
     }
 
     fn path(&self, key: &str) -> PathBuf {
@@ -157,6 +159,28 @@ mod tests {
         // A corrupt entry is a miss, not an error.
         std::fs::write(cache.path(&cache.key(&jobs[0])), "{").unwrap();
         assert!(cache.get(&jobs[0]).is_none());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_key_is_the_one_caches_were_written_with() {
+        // Caches written before the key moved into the core stay valid: the same key.
+        let dir = std::env::temp_dir().join(format!("fairsight-cache-key-{}", std::process::id()));
+        let game = pgn::import("1. e4 e5 *").remove(0).unwrap();
+        let job = &fairsight::jobs(&game, &Settings::default())[0];
+        let cache =
+            Cache::open(&dir, "stockfish-19-lite-single", "Stockfish 17.1 Lite", 16).unwrap();
+        let unindexed = Job {
+            id: Default::default(),
+            ..job.clone()
+        };
+        assert_eq!(
+            cache.key(job),
+            format!(
+                "stockfish-19-lite-single|Stockfish 17.1 Lite|hash=16|{}",
+                serde_json::to_string(&unindexed).unwrap()
+            )
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

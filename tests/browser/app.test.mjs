@@ -151,6 +151,63 @@ test('a multi-game file with one illegal game: the error is shown, the rest anal
   await context.close();
 });
 
+test("a game the engine cannot analyse: the core's JsError, naming the game, is shown and the other games are analysed", { skip: SKIP }, async () => {
+  const { context, page, errors } = await openPage(browser, `${site.origin}/?depth=5&lines=1&book=none&workers=2&nosw=1`);
+  const pgn = [
+    '[White "Alice"]\n[Black "Bob"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *',
+    '[White "Carol"]\n[Black "Dave"]\n\n1. d4 d5 2. c4 e6 3. Nc3 Nf6 *',
+    '[White "Bob"]\n[Black "Alice"]\n\n1. c4 e5 2. Nc3 Nf6 *',
+  ].join('\n\n');
+  // The engine answers every position of Carol - Dave's game after 1. d4 with a line
+  // that breaks the protocol (as a broken build would), on the first try and the retry.
+  await page.evaluate(() => {
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (cmd) {
+      post.call(this, cmd);
+      if (typeof cmd === 'string' && /^position startpos moves d2d4/.test(cmd)) {
+        setTimeout(() => this.dispatchEvent(new MessageEvent('message', { data: 'info depth x score cp' })));
+      }
+    };
+  });
+  const report = await analysePgn(page, pgn);
+  assert.equal(await page.evaluate(() => document.body.dataset.state), 'done');
+  // The session's error is a JsError (a JS Error with the core's message), and the page
+  // shows that message with the game named.
+  const thrown = await page.evaluate(async () => {
+    const { EngineSession } = await import('/www/pkg/fairsight.js');
+    const session = new EngineSession(undefined);
+    try {
+      session.handleLine('info depth x score cp');
+      return null;
+    } catch (err) {
+      return { isError: err instanceof Error, message: err.message };
+    } finally {
+      session.free();
+    }
+  });
+  assert.deepEqual(thrown, { isError: true, message: 'engine printed a malformed line: info depth x score cp' });
+  const messages = await page.$$eval('#messages p.error', (ps) => ps.map((p) => p.textContent));
+  assert.deepEqual(messages, [
+    `Game 2 (Carol - Dave), chunk 1 could not be analysed (engine protocol error: ${thrown.message}); everything else is in the report.`,
+  ]);
+  assert.match(
+    await page.textContent('#messages'),
+    /retrying job \d: game 2 \(Carol - Dave\), chunk 1.*failed twice and is skipped: game 2 \(Carol - Dave\), chunk 1/s,
+  );
+  for (const g of [report.games[0], report.games[2]]) {
+    assert.equal(g.error, null);
+    assert.ok(g.plies.every((p) => p.searched), `${g.tags.White} - ${g.tags.Black} analysed`);
+  }
+  assert.ok(!report.games[1].plies.every((p) => p.searched), 'Carol - Dave is not (wholly) analysed');
+  assert.match(
+    await page.textContent('#progress-text'),
+    /^Done: (\d+) \/ 16 positions analysed in [\d.]+ s; the others could not be \(see above\)\.$/,
+  );
+  await shot(page, 'engine-error-one-game');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('cancel stops every worker at once and keeps what was analysed', { skip: SKIP }, async () => {
   const { context, page, errors } = await openPage(
     browser,
@@ -366,6 +423,93 @@ test('re-analysis comes from the IndexedDB cache; clearing it forces the engine 
   const third = await analysePgn(page, fixture('legal-trap.pgn'));
   assert.deepEqual(third, first);
   assert.ok(engineLoads() > loads);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+/** Every entry of the page's IndexedDB cache of analysed jobs: `[key, value]`, by key. */
+function cacheEntries(page) {
+  return page.evaluate(
+    () =>
+      new Promise((resolve, reject) => {
+        const open = indexedDB.open('fairsight');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const store = open.result.transaction('jobs').objectStore('jobs');
+          const keys = store.getAllKeys();
+          const values = store.getAll();
+          values.onsuccess = () => {
+            open.result.close();
+            resolve(keys.result.map((k, i) => [k, values.result[i]]));
+          };
+          values.onerror = () => reject(values.error);
+        };
+      }),
+  );
+}
+
+test("the page's cache keys are the CLI's: the same entries as `--cache` for the same game and settings", { skip: SKIP }, async () => {
+  const { context, page, errors } = await openPage(browser, `${site.origin}/?depth=6&lines=2&chunk=6&nosw=1`);
+  await analysePgn(page, fixture('legal-trap.pgn'));
+  const entries = await cacheEntries(page);
+  assert.deepEqual(errors, []);
+  await context.close();
+
+  const dir = fs.mkdtempSync(path.join(root, 'target', 'cli-cache-'));
+  cliReport(TRAP, ['--depth', '6', '--multipv', '2', '--chunk', '6', '--cache', dir]);
+  const files = fs.readdirSync(dir).map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')));
+  fs.rmSync(dir, { recursive: true });
+  const cliEntries = files.map((e) => [e.key, e.result]).sort(([a], [b]) => (a < b ? -1 : 1));
+
+  assert.ok(cliEntries.length >= 2, `several chunks cached by the CLI: ${cliEntries.length}`);
+  assert.deepEqual(
+    entries.map(([k]) => k),
+    cliEntries.map(([k]) => k),
+    'the same keys: engine build and name, hash size, the job',
+  );
+  assert.match(entries[0][0], /^stockfish-19-lite-single\|Stockfish [^|]+\|hash=16\|\{/);
+  // And the same results under them (same engine build and settings: same searches),
+  // but for how long each search took.
+  const timeless = (v) => JSON.parse(JSON.stringify(v, (k, x) => (k === 'timeMs' || k === 'nps' ? undefined : x)));
+  assert.deepEqual(
+    entries.map(([, v]) => timeless(JSON.parse(v))),
+    cliEntries.map(([, v]) => timeless(v)),
+  );
+});
+
+test('a full disk never loses the analysis: QuotaExceededError, a plain notice, the run goes on uncached', { skip: SKIP }, async () => {
+  const { context, page, errors } = await openPage(browser, `${site.origin}/?depth=6&lines=2&chunk=4&nosw=1`);
+  // The browser's storage for the page is full: every write is refused as a browser
+  // refuses it.
+  await page.evaluate(() => {
+    window.__put = IDBObjectStore.prototype.put;
+    window.__refused = 0;
+    IDBObjectStore.prototype.put = function () {
+      window.__refused++;
+      throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+    };
+  });
+  const full = await analysePgn(page, fixture('legal-trap.pgn'));
+  assert.equal(await page.evaluate(() => document.body.dataset.state), 'done');
+  assert.match(await page.textContent('#progress-text'), /^Done: 7 positions/);
+  assert.ok(full.games[0].plies.every((p) => p.searched || p.excluded), 'every ply analysed');
+  assert.ok((await page.evaluate(() => window.__refused)) >= 2, 'several chunks refused');
+  const notices = await page.$$eval('#messages p', (ps) => ps.map((p) => `${p.className}: ${p.textContent}`));
+  assert.deepEqual(notices, [
+    'warning: The browser\'s storage for this page is full: the analysis goes on, but its results are not cached. "Clear cached analyses" in Settings frees space.',
+  ]);
+  assert.match(await page.textContent('#cache-info'), /^0 analysed chunks cached/);
+  await shot(page, 'cache-full');
+
+  // Space again: the same analysis, searched afresh (nothing was kept), is now stored.
+  await page.evaluate(() => {
+    IDBObjectStore.prototype.put = window.__put;
+  });
+  const again = await analysePgn(page, fixture('legal-trap.pgn'));
+  assert.doesNotMatch(await page.textContent('#progress-text'), /from cache/);
+  assert.deepEqual(again, full);
+  assert.equal(await page.textContent('#messages'), '');
+  assert.doesNotMatch(await page.textContent('#cache-info'), /^0 /);
   assert.deepEqual(errors, []);
   await context.close();
 });
