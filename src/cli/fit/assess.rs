@@ -98,6 +98,12 @@ pub struct FitArgs {
     /// Fewest out-of-fold AUC against clean humans for an expert to be kept.
     #[arg(long, default_value_t = MIN_EXPERT_AUC)]
     min_expert_auc: f64,
+    /// The move classifier's out-of-fold probabilities of the train split's games
+    /// (`fairsight train fit --corpus ... --oof FILE`): the classifier signals of those
+    /// games come from them instead of the shipped classifier, which was trained on the
+    /// same games and would look better on them than it is.
+    #[arg(long)]
+    classifier_oof: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -119,7 +125,7 @@ pub fn run(cmd: AssessCmd) -> Result<()> {
         AssessCmd::Eval(a) => eval(a),
         AssessCmd::Depth(a) => depth::depth(a),
         AssessCmd::Rows(a) => {
-            let text = rows_csv(&rows(&a.corpus)?);
+            let text = rows_csv(&rows(&a.corpus, None)?);
             if a.out.as_os_str() == "-" {
                 print!("{text}");
             } else {
@@ -187,6 +193,9 @@ struct Row {
     signals: Signals,
     /// The side's Elo tag (for the slices; never a feature).
     elo: Option<f64>,
+    /// A weaker engine's signals scored against its own nominal Elo tag instead of a
+    /// drawn rating (for the slice that says what that gives; never trained on).
+    own_tag: Option<Signals>,
 }
 
 impl Row {
@@ -250,23 +259,36 @@ fn human_ratings(records: &[Record], games: &[GameReport], manifest: &Manifest) 
     v
 }
 
-/// The rating a top engine's side is scored against: one of the human sides' ratings,
-/// drawn by a hash of `key` (the game and side, or the pseudo-player). TCEC's Elo tags
-/// (about 3500) are no rating a cheater has; against them the rated signals would let a
-/// model learn "rated 3500" (a match rate with its z-score against the rating gives the
-/// rating back), not engine play. Drawn from the humans' own ratings, a rating says
-/// nothing of the label. `None` when no human side is rated.
+/// The rating an engine's side is scored against: one of the human sides' ratings,
+/// drawn by a hash of `key` (the game and side, or the pseudo-player). An engine's Elo
+/// tag is no rating of a player who uses it: TCEC's (about 3500) would let a model learn
+/// "rated 3500" (a match rate with its z-score against the rating gives the rating
+/// back), not engine play; a limited engine's nominal `UCI_Elo` makes it, in every
+/// strength statistic, a human of exactly that rating, which is no cheater (a player
+/// gains nothing from an engine of their own strength). Drawn from the humans' own
+/// ratings, a rating says nothing of the label: the situation of a player of any rating
+/// who hands their moves to an engine. `None` when no human side is rated.
 fn drawn_rating(human: &[f64], key: &str) -> Option<f64> {
     (!human.is_empty()).then(|| human[(fnv1a(key) % human.len() as u64) as usize])
 }
 
-/// Every scored game side of the corpus (all splits but `none`). A top engine's side is
-/// scored against a drawn human rating ([`drawn_rating`]); `elo` keeps its tag.
-fn rows(corpus: &std::path::Path) -> Result<Vec<Row>> {
+/// Every scored game side of the corpus (all splits but `none`). An engine's side is
+/// scored against a drawn human rating ([`drawn_rating`]); `elo` keeps its tag, and a
+/// weaker engine's `own_tag` its signals against that tag.
+fn rows(corpus: &std::path::Path, classifier_oof: Option<&std::path::Path>) -> Result<Vec<Row>> {
     let records = load_records(corpus, &[], None, None)?;
     let manifest = Manifest::load(corpus)?;
     eprintln!("fairsight: rebuilding {} corpus games", records.len());
-    let report = rebuild(&records)?;
+    let mut report = rebuild(&records)?;
+    if let Some(path) = classifier_oof {
+        let oof: BTreeMap<String, Vec<Option<f64>>> = serde_json::from_str(
+            &std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?,
+        )
+        .with_context(|| format!("{}: not out-of-fold probabilities", path.display()))?;
+        let n = with_out_of_fold(&mut report.games, &records, &oof)?;
+        eprintln!("fairsight: out-of-fold classifier probabilities for {n} games");
+    }
     let calibration =
         Calibration::builtin().filter(|c| c.applies_to(&report.settings, &report.engine));
     if calibration.is_none() {
@@ -303,7 +325,7 @@ fn rows(corpus: &std::path::Path) -> Result<Vec<Row>> {
                 }
             };
             let elo = tag_rating(game, side);
-            let rating = if kind == Kind::TopEngine {
+            let rating = if r.label == Label::Engine {
                 drawn_rating(&human_ratings, &format!("{}#{side_name}", r.id))
             } else {
                 elo
@@ -311,8 +333,12 @@ fn rows(corpus: &std::path::Path) -> Result<Vec<Row>> {
             let Some(mut signals) = side_signals(game, side, rating, calibration) else {
                 continue;
             };
+            let mut own_tag = (kind == Kind::WeakEngine)
+                .then(|| side_signals(game, side, elo, calibration))
+                .flatten();
             if r.label == Label::Engine {
                 signals = signals.without(&CLOCK_SIGNALS);
+                own_tag = own_tag.map(|s| s.without(&CLOCK_SIGNALS));
             }
             let player = if r.label == Label::Engine {
                 format!("{}#{side_name}", r.id)
@@ -326,10 +352,46 @@ fn rows(corpus: &std::path::Path) -> Result<Vec<Row>> {
                 split: entry.split,
                 signals,
                 elo,
+                own_tag,
             });
         }
     }
     Ok(out)
+}
+
+/// Puts the move classifier's out-of-fold probabilities in the games they are given for
+/// (by record id) and recomputes those games' per-side classifier summaries, as the
+/// report does with the shipped model. Returns how many games were changed.
+fn with_out_of_fold(
+    games: &mut [GameReport],
+    records: &[Record],
+    oof: &BTreeMap<String, Vec<Option<f64>>>,
+) -> Result<usize> {
+    let classifier = fairsight::Classifier::builtin().context("no built-in move classifier")?;
+    let mut n = 0;
+    for (g, r) in games.iter_mut().zip(records) {
+        let Some(probs) = oof.get(&r.id) else {
+            continue;
+        };
+        if probs.len() != g.plies.len() {
+            bail!(
+                "{}: {} out-of-fold probabilities for {} plies",
+                r.id,
+                probs.len(),
+                g.plies.len()
+            );
+        }
+        for (p, prob) in g.plies.iter_mut().zip(probs) {
+            p.engine_probability = *prob;
+            p.engine_like = prob.is_some_and(|x| x >= classifier.threshold);
+        }
+        for side in [Side::White, Side::Black] {
+            let stats = classifier.stats(g.plies.iter().filter(|p| p.side == side));
+            g.sides.get_mut(side).classifier = Some(stats);
+        }
+        n += 1;
+    }
+    Ok(n)
 }
 
 /// Fold of each row: games and players joined (union-find), components dealt to folds
@@ -520,7 +582,7 @@ fn fit_model(kind: &str, x: &[Vec<f64>], y: &[u32], trees: u16, seed: u64) -> Re
 }
 
 fn fit(a: FitArgs) -> Result<()> {
-    let all = rows(&a.corpus)?;
+    let all = rows(&a.corpus, a.classifier_oof.as_deref())?;
     let count = |split: Split, engine: bool| {
         all.iter()
             .filter(|r| r.split == split && r.engine() == engine)
@@ -1202,8 +1264,8 @@ fn pseudo_players(
         let of_kind: Vec<_> = sides.iter().filter(|s| s.0 == kind).collect();
         for group in of_kind.chunks_exact(5) {
             let name = format!("pseudo-player {}", kinds.len());
-            // A top engine is scored against a drawn human rating, as in `rows`.
-            let rating = (kind == Kind::TopEngine)
+            // An engine is scored against a drawn human rating, as in `rows`.
+            let rating = matches!(kind, Kind::TopEngine | Kind::WeakEngine)
                 .then(|| drawn_rating(&human, &name))
                 .flatten();
             for (_, _, i, side) in group {
@@ -1288,7 +1350,7 @@ fn wilson(k: usize, n: usize) -> (f64, f64) {
 fn eval(a: EvalArgs) -> Result<()> {
     let mut slot = None;
     let model = load_model(a.model.as_ref(), &mut slot)?;
-    let all = rows(&a.corpus)?;
+    let all = rows(&a.corpus, None)?;
     // Each signal's direction, from the train split: higher is more engine-like when the
     // assisted sides' median is above the humans'.
     let direction: Vec<f64> = (0..SIGNALS.len())
@@ -1398,16 +1460,10 @@ fn eval(a: EvalArgs) -> Result<()> {
         let _ = write!(out, "---|");
     }
     out.push('\n');
-    for (name, pick, unrated) in &slices {
-        let probs = if *unrated { &probs_unrated } else { &probs };
-        let chosen: Vec<(usize, bool)> = test
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| pick(r).map(|l| (i, l)))
-            .filter(|(i, _)| probs[*i].is_some())
-            .collect();
-        let labels: Vec<bool> = chosen.iter().map(|c| c.1).collect();
-        let scores: Vec<f64> = chosen.iter().map(|c| probs[c.0].unwrap_or(0.0)).collect();
+    // One line of the table: the sides' combined probabilities and signals, labelled.
+    let line = |out: &mut String, name: &str, sides: &[(f64, &Signals, bool)]| {
+        let labels: Vec<bool> = sides.iter().map(|c| c.2).collect();
+        let scores: Vec<f64> = sides.iter().map(|c| c.0).collect();
         let pos = labels.iter().filter(|l| **l).count();
         let combined = auc(&scores, &labels);
         let _ = write!(
@@ -1421,9 +1477,9 @@ fn eval(a: EvalArgs) -> Result<()> {
             }
         );
         for (j, _) in SIGNALS.iter().enumerate() {
-            let (s, l): (Vec<f64>, Vec<bool>) = chosen
+            let (s, l): (Vec<f64>, Vec<bool>) = sides
                 .iter()
-                .filter_map(|(i, lab)| test[*i].signals.values[j].map(|v| (v * direction[j], *lab)))
+                .filter_map(|(_, sig, lab)| sig.values[j].map(|v| (v * direction[j], *lab)))
                 .unzip();
             let v = auc(&s, &l);
             if v.is_nan() {
@@ -1433,7 +1489,33 @@ fn eval(a: EvalArgs) -> Result<()> {
             }
         }
         out.push('\n');
+    };
+    for (name, pick, unrated) in &slices {
+        let probs = if *unrated { &probs_unrated } else { &probs };
+        let sides: Vec<(f64, &Signals, bool)> = test
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| Some((probs[i]?, &r.signals, pick(r)?)))
+            .collect();
+        line(&mut out, name, &sides);
     }
+    // The weaker engines scored against their own nominal Elo tags, as if a player of
+    // exactly the engine's strength used it: what strength statistics cannot tell.
+    let own: Vec<(f64, &Signals, bool)> = test
+        .iter()
+        .filter_map(|r| match (r.kind, &r.own_tag) {
+            (Kind::WeakEngine, Some(s)) if r.elo.is_some_and(|e| e <= 2600.0) => {
+                Some((assess(s)?.probability, s, true))
+            }
+            (Kind::Human, _) => Some((assess(&r.signals)?.probability, &r.signals, false)),
+            _ => None,
+        })
+        .collect();
+    line(
+        &mut out,
+        "engines rated 2600 or less, scored against their own Elo tag, vs humans",
+        &own,
+    );
     // Error rates at the thresholds.
     let level_of: Vec<Option<Level>> = test
         .iter()
@@ -1588,6 +1670,7 @@ mod tests {
                         Kind::Human
                     },
                     split,
+                    own_tag: None,
                     signals: Signals {
                         values,
                         moves,

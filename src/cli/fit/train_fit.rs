@@ -27,11 +27,36 @@ use smartcore::{
 pub struct FitArgs {
     /// Reports (`fairsight analyze --json`) of engine games: every candidate move is
     /// labelled "engine".
-    #[arg(long = "engine", required = true)]
+    #[arg(long = "engine", required_unless_present = "corpus")]
     engine: Vec<PathBuf>,
     /// Reports of human games: every candidate move is labelled "human".
-    #[arg(long = "human", required = true)]
+    #[arg(long = "human", required_unless_present = "corpus")]
     human: Vec<PathBuf>,
+    /// Train on the train split of this corpus folder instead of reports: engine games'
+    /// moves are "engine", human games' "human"; in a switched game the assisted side's
+    /// moves from its `SwitchPly` on are "engine" and every move before the switch
+    /// "human" (the opponent's moves after it, a limited engine's, are left out). Folds
+    /// are grouped by game and by player.
+    #[arg(long, conflicts_with_all = ["engine", "human"])]
+    corpus: Option<PathBuf>,
+    /// With `--corpus`: write every train-split game's out-of-fold move probabilities
+    /// of the chosen model (JSON: game id -> probability or null per ply), for `fairsight
+    /// assess fit --classifier-oof`, so the assessment never learns from a classifier
+    /// that saw the same games.
+    #[arg(long, requires = "corpus")]
+    oof: Option<PathBuf>,
+    /// With `--corpus`: take engine moves only from sides playing at full strength
+    /// (Elo tag 3000 or more: top engines and the unlimited self-play side), leaving
+    /// out the `UCI_LimitStrength` sides, whose moves are human-like by design and are
+    /// the assessment's to judge against a rating, not the style model's.
+    #[arg(long, requires = "corpus")]
+    full_strength_only: bool,
+    /// Largest depth of a forest's trees.
+    #[arg(long, default_value_t = 12)]
+    max_depth: u16,
+    /// Fewest moves in a forest's leaf.
+    #[arg(long, default_value_t = 5)]
+    min_leaf: usize,
     /// Where to write the model.
     #[arg(long)]
     out: PathBuf,
@@ -63,6 +88,19 @@ struct Row {
     side: usize,
     shape: Vec<f64>,
     amplitude: f64,
+}
+
+/// The candidate moves of the corpus's train split, labelled, with the games and
+/// players that group them, and every game's candidate plies (for the out-of-fold
+/// probabilities).
+struct CorpusData {
+    rows: Vec<Row>,
+    report: Report,
+    counts: BTreeMap<&'static str, usize>,
+    /// Fold group of each game (games sharing a player share a group).
+    group: Vec<usize>,
+    /// Record id of each game.
+    ids: Vec<String>,
 }
 
 /// xorshift64*: fixed-seed shuffles.
@@ -162,6 +200,237 @@ fn load(args: &FitArgs) -> Result<(Vec<Row>, Report, BTreeMap<&'static str, usiz
     }
     let report = first.context("no reports")?;
     Ok((rows, report, counts))
+}
+
+/// The corpus's train split as labelled candidate moves (see [`FitArgs::corpus`]).
+fn load_corpus(corpus: &std::path::Path, full_strength_only: bool) -> Result<CorpusData> {
+    use super::super::corpus::{Label, Split, load_records, rebuild};
+    let records = load_records(corpus, &[], None, Some(Split::Train))?;
+    if records.is_empty() {
+        bail!("{}: no games in the train split", corpus.display());
+    }
+    eprintln!("fairsight: rebuilding {} train-split games", records.len());
+    let report = rebuild(&records)?;
+    let mut rows = Vec::new();
+    let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
+    // Union-find over games and player names: a player's games share a fold group.
+    let n = records.len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn find(p: &mut [usize], mut i: usize) -> usize {
+        while p[i] != i {
+            p[i] = p[p[i]];
+            i = p[i];
+        }
+        i
+    }
+    let mut player_of: BTreeMap<String, usize> = BTreeMap::new();
+    for (gi, (r, g)) in records.iter().zip(&report.games).enumerate() {
+        if g.error.is_some() {
+            continue;
+        }
+        *counts
+            .entry(match r.label {
+                Label::Engine => "engine games",
+                Label::Human => "human games",
+                Label::Switched => "switched games",
+            })
+            .or_default() += 1;
+        if r.label != Label::Engine {
+            for side in [Side::White, Side::Black] {
+                let name = g.sides.get(side).player.to_lowercase();
+                if name.is_empty() || name == "?" {
+                    continue;
+                }
+                match player_of.get(&name) {
+                    Some(&other) => {
+                        let (a, b) = (find(&mut parent, gi), find(&mut parent, other));
+                        parent[a] = b;
+                    }
+                    None => {
+                        player_of.insert(name, gi);
+                    }
+                }
+            }
+        }
+        let switched = (r.label == Label::Switched)
+            .then(|| {
+                let side = match g.tag("Switched")? {
+                    "white" => Side::White,
+                    "black" => Side::Black,
+                    _ => return None,
+                };
+                Some((side, g.tag("SwitchPly")?.trim().parse::<u32>().ok()?))
+            })
+            .flatten();
+        if r.label == Label::Switched && switched.is_none() {
+            bail!(
+                "{}: a switched game without its Switched and SwitchPly tags",
+                r.id
+            );
+        }
+        for (i, p) in g.plies.iter().enumerate() {
+            let Some(engine) = move_label(r.label, switched, p.ply, p.side) else {
+                continue;
+            };
+            if full_strength_only
+                && r.label == Label::Engine
+                && !fairsight::fit::tag_rating(g, p.side).is_some_and(|e| e >= 3000.0)
+            {
+                continue;
+            }
+            let Some(v) = move_vector(&g.plies, i, g.variant, None) else {
+                continue;
+            };
+            let best = p
+                .features
+                .eval
+                .map(|e| e.with_sign(p.side.sign()).to_cp(1000))
+                .unwrap_or(0);
+            let Some(levels) = Levels::new(&p.features.depth_evals, best) else {
+                continue;
+            };
+            rows.push(Row {
+                x: v.values,
+                engine,
+                game: gi,
+                side: 2 * gi + usize::from(p.side == Side::Black),
+                shape: levels.shape,
+                amplitude: levels.amplitude,
+            });
+            *counts
+                .entry(if engine {
+                    "engine candidate moves"
+                } else {
+                    "human candidate moves"
+                })
+                .or_default() += 1;
+        }
+    }
+    let group = (0..n).map(|i| find(&mut parent, i)).collect();
+    Ok(CorpusData {
+        rows,
+        report,
+        counts,
+        group,
+        ids: records.iter().map(|r| r.id.clone()).collect(),
+    })
+}
+
+/// A move's class for training (`Some(true)` engine), or `None` when it is left out:
+/// in a switched game (`switched`: the assisted side and the 1-based ply of its first
+/// engine move) every move before the switch is human, the assisted side's from it on
+/// engine's, and the opponent's after it (a limited engine's) left out.
+fn move_label(
+    label: super::super::corpus::Label,
+    switched: Option<(Side, u32)>,
+    ply: u32,
+    side: Side,
+) -> Option<bool> {
+    use super::super::corpus::Label;
+    match (label, switched) {
+        (Label::Engine, _) => Some(true),
+        (Label::Human, _) => Some(false),
+        (Label::Switched, Some((assisted, at))) => {
+            if ply < at {
+                Some(false)
+            } else {
+                (side == assisted).then_some(true)
+            }
+        }
+        (Label::Switched, None) => None,
+    }
+}
+
+/// Every game's out-of-fold move probabilities (by record id; `None` where a ply is no
+/// candidate): for each fold, the chosen kind of model fitted on the other folds'
+/// balanced moves, exactly as the shipped one is on all of them.
+fn out_of_fold(
+    args: &FitArgs,
+    kind: Kind,
+    cols: &[usize],
+    balanced: &[Row],
+    fold_of: &BTreeMap<usize, usize>,
+    report: &Report,
+    ids: &[String],
+) -> Result<BTreeMap<String, Vec<Option<f64>>>> {
+    let pick = |v: &[f64; 20]| cols.iter().map(|&c| v[c]).collect::<Vec<f64>>();
+    let mut out = BTreeMap::new();
+    for fold in 0..args.folds {
+        let (tx, ty): (Vec<Vec<f64>>, Vec<u32>) = balanced
+            .iter()
+            .filter(|r| fold_of[&r.game] != fold)
+            .map(|r| (pick(&r.x), u32::from(r.engine)))
+            .unzip();
+        if tx.is_empty() {
+            continue;
+        }
+        let model = match kind {
+            Kind::Forest => Model::Forest {
+                trees: forest_model_sized(
+                    &tx,
+                    &ty,
+                    args.trees,
+                    args.seed,
+                    args.max_depth,
+                    args.min_leaf,
+                )?,
+            },
+            _ => {
+                let (sc, w, b) = logistic(&tx, &ty)?;
+                Model::Logistic {
+                    mean: sc.mean,
+                    scale: sc.scale,
+                    weights: w,
+                    bias: b,
+                }
+            }
+        };
+        for (gi, g) in report.games.iter().enumerate() {
+            if fold_of.get(&gi) != Some(&fold) {
+                continue;
+            }
+            let probs = (0..g.plies.len())
+                .map(|i| {
+                    move_vector(&g.plies, i, g.variant, None)
+                        .map(|v| model.probability(&pick(&v.values)))
+                })
+                .collect();
+            out.insert(ids[gi].clone(), probs);
+        }
+        eprintln!(
+            "fairsight: out-of-fold probabilities, fold {} of {}",
+            fold + 1,
+            args.folds
+        );
+    }
+    Ok(out)
+}
+
+/// Folds of games grouped: the groups shuffled and dealt so every fold gets about as
+/// many games, no group in two folds.
+fn grouped_folds(rows: &[Row], group: &[usize], k: usize, seed: u64) -> BTreeMap<usize, usize> {
+    let mut rng = Rng(seed ^ 0x9e37_79b9_7f4a_7c15);
+    let mut members: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    let mut games: Vec<usize> = rows.iter().map(|r| r.game).collect();
+    games.sort_unstable();
+    games.dedup();
+    for g in games {
+        members.entry(group[g]).or_default().push(g);
+    }
+    let mut groups: Vec<Vec<usize>> = members.into_values().collect();
+    rng.shuffle(&mut groups);
+    // Largest first into the emptiest fold.
+    groups.sort_by_key(|g| std::cmp::Reverse(g.len()));
+    let mut size = vec![0usize; k];
+    let mut out = BTreeMap::new();
+    for g in groups {
+        let f = (0..k).min_by_key(|&f| size[f]).unwrap_or(0);
+        size[f] += g.len();
+        for game in g {
+            out.insert(game, f);
+        }
+    }
+    out
 }
 
 /// Keeps, in every stratum of (fold, side to move, position evaluation band), as many
@@ -277,10 +546,22 @@ pub(super) fn forest_model(
     trees: u16,
     seed: u64,
 ) -> Result<Vec<Vec<Node>>> {
+    forest_model_sized(x, y, trees, seed, 12, 5)
+}
+
+/// [`forest_model`] with the trees' largest depth and smallest leaf given.
+fn forest_model_sized(
+    x: &[Vec<f64>],
+    y: &[u32],
+    trees: u16,
+    seed: u64,
+    max_depth: u16,
+    min_leaf: usize,
+) -> Result<Vec<Vec<Node>>> {
     let params = RandomForestClassifierParameters::default()
         .with_n_trees(trees)
-        .with_max_depth(12)
-        .with_min_samples_leaf(5)
+        .with_max_depth(max_depth)
+        .with_min_samples_leaf(min_leaf)
         .with_seed(seed);
     let rf = RandomForestClassifier::fit(&matrix(x), &y.to_vec(), params)
         .map_err(|e| anyhow::anyhow!("random forest: {e}"))?;
@@ -369,7 +650,10 @@ fn scores(
     rng: &mut Rng,
 ) -> Result<Vec<f64>> {
     Ok(match kind {
-        Kind::Forest => forest_scores(&forest_model(tx, ty, args.trees, args.seed)?, test),
+        Kind::Forest => forest_scores(
+            &forest_model_sized(tx, ty, args.trees, args.seed, args.max_depth, args.min_leaf)?,
+            test,
+        ),
         Kind::Logistic => {
             let (sc, w, b) = logistic(tx, ty)?;
             sc.apply(test)
@@ -634,9 +918,21 @@ fn trend_svc(rows: &[Row], per_class: usize, seed: u64) -> Result<(usize, usize,
 }
 
 pub fn fit(args: FitArgs) -> Result<()> {
-    let (rows, report, counts) = load(&args)?;
+    let mut corpus_games = None;
+    let (rows, report, counts, fold_of) = match &args.corpus {
+        Some(dir) => {
+            let d = load_corpus(dir, args.full_strength_only)?;
+            let fold_of = grouped_folds(&d.rows, &d.group, args.folds, args.seed);
+            corpus_games = Some(d.ids);
+            (d.rows, d.report, d.counts, fold_of)
+        }
+        None => {
+            let (rows, report, counts) = load(&args)?;
+            let fold_of = folds(&rows, args.folds, args.seed);
+            (rows, report, counts, fold_of)
+        }
+    };
     let mut rng = Rng(args.seed);
-    let fold_of = folds(&rows, args.folds, args.seed);
     let balanced = balance(rows.clone(), &fold_of, &mut rng);
     let n_engine = balanced.iter().filter(|r| r.engine).count();
     eprintln!(
@@ -710,7 +1006,14 @@ pub fn fit(args: FitArgs) -> Result<()> {
     let y: Vec<u32> = balanced.iter().map(|r| u32::from(r.engine)).collect();
     let model = match chosen_kind {
         Kind::Forest => Model::Forest {
-            trees: forest_model(&x, &y, args.trees, args.seed)?,
+            trees: forest_model_sized(
+                &x,
+                &y,
+                args.trees,
+                args.seed,
+                args.max_depth,
+                args.min_leaf,
+            )?,
         },
         _ => {
             let (sc, w, b) = logistic(&x, &y)?;
@@ -762,6 +1065,16 @@ pub fn fit(args: FitArgs) -> Result<()> {
     std::fs::write(&args.out, classifier.to_json() + "\n")
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     eprintln!("wrote {}", args.out.display());
+    if let (Some(path), Some(ids)) = (&args.oof, &corpus_games) {
+        let oof = out_of_fold(&args, chosen_kind, &cols, &balanced, &fold_of, &report, ids)?;
+        std::fs::write(path, serde_json::to_string(&oof)? + "\n")
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!(
+            "wrote {} (out-of-fold probabilities of {} games)",
+            path.display(),
+            oof.len()
+        );
+    }
 
     // The card's numbers.
     let mut card = String::new();
@@ -783,8 +1096,11 @@ pub fn fit(args: FitArgs) -> Result<()> {
     );
     let _ = writeln!(
         card,
-        "Cross-validation: {} folds grouped by game (no game in two folds), seed {}; out-of-fold predictions.\n",
-        args.folds, args.seed
+        "Cross-validation: {} folds grouped by game{} (no {} in two folds), seed {}; out-of-fold predictions.\n",
+        args.folds,
+        if args.corpus.is_some() { " and by player" } else { "" },
+        if args.corpus.is_some() { "game or player" } else { "game" },
+        args.seed
     );
     let _ = writeln!(
         card,
@@ -905,6 +1221,52 @@ mod tests {
             .filter(|(p, t)| u32::from(**p > 0.5) == **t)
             .count();
         assert!(right > 270, "{right}/300");
+    }
+
+    #[test]
+    fn a_switched_games_moves_are_human_before_the_switch_and_engine_after_on_its_side() {
+        use crate::cli::corpus::Label;
+        // Black switches at ply 20 (its 10th move).
+        let sw = Some((Side::Black, 20));
+        assert_eq!(
+            move_label(Label::Switched, sw, 18, Side::Black),
+            Some(false)
+        );
+        assert_eq!(
+            move_label(Label::Switched, sw, 19, Side::White),
+            Some(false)
+        );
+        assert_eq!(move_label(Label::Switched, sw, 20, Side::Black), Some(true));
+        assert_eq!(move_label(Label::Switched, sw, 22, Side::Black), Some(true));
+        // The opponent after the switch is a limited engine: neither class.
+        assert_eq!(move_label(Label::Switched, sw, 21, Side::White), None);
+        assert_eq!(move_label(Label::Switched, None, 21, Side::White), None);
+        assert_eq!(move_label(Label::Engine, None, 3, Side::White), Some(true));
+        assert_eq!(move_label(Label::Human, sw, 30, Side::Black), Some(false));
+    }
+
+    #[test]
+    fn grouped_folds_never_split_a_group_and_stay_even() {
+        let row = |game: usize| Row {
+            x: [0.0; 20],
+            engine: game.is_multiple_of(2),
+            game,
+            side: 2 * game,
+            shape: Vec::new(),
+            amplitude: 0.0,
+        };
+        let rows: Vec<Row> = (0..40).flat_map(|g| [row(g), row(g)]).collect();
+        // Games 0..10 share a player (one group); the rest are on their own.
+        let group: Vec<usize> = (0..40).map(|g| if g < 10 { 0 } else { g }).collect();
+        let f = grouped_folds(&rows, &group, 5, 7);
+        assert_eq!(f.len(), 40);
+        assert!((0..10).all(|g| f[&g] == f[&0]), "{f:?}");
+        let mut size = [0; 5];
+        for v in f.values() {
+            size[*v] += 1;
+        }
+        // 40 games in 5 folds, one group of 10: no fold is empty, the others share 30.
+        assert!(size.iter().all(|s| *s >= 7), "{size:?}");
     }
 
     #[test]

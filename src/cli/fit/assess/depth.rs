@@ -75,7 +75,7 @@ fn setting(folder: &Path) -> Result<Setting> {
     Ok(Setting {
         name,
         positions: records.iter().map(|r| r.positions.len()).sum(),
-        rows: rows(folder)?,
+        rows: rows(folder, None)?,
     })
 }
 
