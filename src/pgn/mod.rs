@@ -26,6 +26,10 @@
 //!    [`ImportError`] (`replay.rs`). The other games of the text are unaffected. Clocks
 //!    (`[%clk]`, `[%emt]`, `TimeControl`) are read in `clocks.rs`.
 //!
+//! A text held whole is read with [`games`] or [`import`]; a file or stdin with
+//! [`Reader`], which reads it in blocks and holds only the game being imported
+//! (`reader.rs`).
+//!
 //! Moves written in UCI notation (`g1f3`, `e1g1`, `e7e8q`) are accepted: pgn-reader reads
 //! `g1f3` as a fully disambiguated pawn move, which shakmaty rejects, and import then
 //! retries the token as a UCI move; a glued promotion letter (`e7e8q`, `exd8Q`) is read
@@ -34,10 +38,12 @@
 
 mod clocks;
 mod movetext;
+mod reader;
 mod replay;
 mod split;
 
 pub use clocks::{parse_clock, parse_time_control, strip_commands};
+pub use reader::Reader;
 
 use crate::game::{Game, ImportError};
 use replay::import_segment;
