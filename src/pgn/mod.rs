@@ -628,6 +628,30 @@ mod tests {
     }
 
     #[test]
+    fn a_repetition_is_a_fen_seen_before_without_its_move_counters() {
+        // Knights out and back (with and without castling rights lost), and an en
+        // passant square that is legal once and then never again.
+        let text = "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 5. e4 d5 6. e5 f5 7. Ke2 Kf7 \
+                    8. Ke1 Ke8 9. Ke2 Kf7 10. Ke1 Ke8 *\n\n\
+                    1. e4 Nf6 2. e5 d5 3. Nf3 Nc6 4. Ng1 Nb8 5. Nf3 Nc6 6. Ng1 Nb8 *";
+        let sample = include_str!("../../samples/club-blitz.pgn");
+        let mut checked = 0;
+        for game in import(text)
+            .into_iter()
+            .chain(import(sample))
+            .map(|g| g.expect("legal"))
+        {
+            let mut seen = std::collections::HashSet::new();
+            for p in &game.plies {
+                let key: Vec<&str> = p.fen_before.split(' ').take(4).collect();
+                assert_eq!(p.repetition, !seen.insert(key), "ply {} {}", p.ply, p.san);
+                checked += usize::from(p.repetition);
+            }
+        }
+        assert!(checked >= 8, "{checked} repetitions");
+    }
+
+    #[test]
     fn repetition_needs_same_castling_rights() {
         // After Ke2 Ke7 Ke1 Ke8 the placement repeats, but castling rights were lost.
         let game = one("1. e4 e5 2. Ke2 Ke7 3. Ke1 Ke8 4. Ke2 Ke7 5. Ke1 *");
