@@ -110,7 +110,8 @@ pub(crate) struct AnalyzeArgs {
     pub(crate) json: Option<PathBuf>,
     /// Write the streamed report here (`-` for stdout): newline-delimited JSON, a line
     /// per game as it finishes, then a line per player (docs/json.md). With only this
-    /// output (and the table), games are not kept: memory does not grow with them.
+    /// output (and the table), finished games are not kept: memory grows with the
+    /// players' analysed moves, not with the number of games.
     #[arg(long, value_name = "OUT")]
     pub(crate) ndjson: Option<PathBuf>,
     /// Write the annotated PGN here (`-` for stdout).
