@@ -16,20 +16,50 @@ use crate::{
         PlyReport,
         features::{Judgement, MoveFeatures},
     },
+    uci::Score,
 };
 
 /// Guid and Bratko leave out moves where both the best and the played evaluation are
 /// beyond this many centipawns (the game was already decided either way).
 pub const GUID_BRATKO_CAP_CP: i32 = 200;
 
-/// A move as the accuracy model sees it.
-#[derive(Debug, Clone, Copy)]
-pub struct Sample<'a> {
-    /// The move's features.
-    pub features: &'a MoveFeatures,
+/// A move as the accuracy model sees it: the features it reads, copied, so that a
+/// player's moves can be pooled without keeping their games.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sample {
+    /// Centipawn loss.
+    pub cp_loss: Option<i32>,
+    /// Inaccuracy, mistake or blunder.
+    pub judgement: Option<Judgement>,
+    /// The engine's first choice.
+    pub is_best: bool,
+    /// lichess move accuracy.
+    pub accuracy: Option<f64>,
+    /// The best line's score (White's point of view).
+    pub eval: Option<Score>,
+    /// The played move's score.
+    pub played_eval: Option<Score>,
+    /// The played move beat the engine's top line.
+    pub better_than_engine: bool,
     /// The lichess volatility weight of the position before the move
     /// ([`eval::volatility_weights`]).
     pub weight: f64,
+}
+
+impl Sample {
+    /// The sample of a move with these features and weight.
+    pub fn of(features: &MoveFeatures, weight: f64) -> Sample {
+        Sample {
+            cp_loss: features.cp_loss,
+            judgement: features.judgement,
+            is_best: features.is_best,
+            accuracy: features.accuracy,
+            eval: features.eval,
+            played_eval: features.played_eval,
+            better_than_engine: features.better_than_engine,
+            weight,
+        }
+    }
 }
 
 /// Statistics of one side of one game (or of one player over several games).
@@ -69,43 +99,35 @@ pub struct Accuracy {
 }
 
 /// Summarises moves: one side of a game, or every game of a player.
-pub fn summarise(samples: &[Sample<'_>], excluded: BTreeMap<Exclusion, usize>) -> Accuracy {
-    let usable: Vec<&Sample<'_>> = samples
-        .iter()
-        .filter(|s| s.features.cp_loss.is_some())
-        .collect();
+pub fn summarise(samples: &[Sample], excluded: BTreeMap<Exclusion, usize>) -> Accuracy {
+    let usable: Vec<&Sample> = samples.iter().filter(|s| s.cp_loss.is_some()).collect();
     let n = usable.len();
     let losses: Vec<f64> = usable
         .iter()
-        .filter_map(|s| s.features.cp_loss.map(f64::from))
+        .filter_map(|s| s.cp_loss.map(f64::from))
         .collect();
     let (acpl, acpl_ci95) = match eval::mean_ci95(&losses) {
         Some((m, h)) => (Some(m), h.is_finite().then_some(h)),
         None => (None, None),
     };
-    let count = |j: Judgement| {
-        usable
-            .iter()
-            .filter(|s| s.features.judgement == Some(j))
-            .count()
-    };
-    let matches = usable.iter().filter(|s| s.features.is_best).count();
+    let count = |j: Judgement| usable.iter().filter(|s| s.judgement == Some(j)).count();
+    let matches = usable.iter().filter(|s| s.is_best).count();
     let match_rate = (n > 0).then(|| matches as f64 / n as f64);
     let moves: Vec<(f64, f64)> = usable
         .iter()
-        .filter_map(|s| s.features.accuracy.map(|a| (s.weight, a)))
+        .filter_map(|s| s.accuracy.map(|a| (s.weight, a)))
         .collect();
     let accuracy = eval::game_accuracy(&moves);
     let gb: Vec<f64> = usable
         .iter()
         .filter_map(|s| {
-            let (best, played) = (s.features.eval?, s.features.played_eval?);
+            let (best, played) = (s.eval?, s.played_eval?);
             let (b, p) = (
                 best.to_cp(eval::MATE_CP).abs(),
                 played.to_cp(eval::MATE_CP).abs(),
             );
             let decided = b > GUID_BRATKO_CAP_CP && p > GUID_BRATKO_CAP_CP;
-            let loss = s.features.cp_loss?;
+            let loss = s.cp_loss?;
             (!decided).then(|| f64::from(loss) / 100.0)
         })
         .collect();
@@ -122,10 +144,7 @@ pub fn summarise(samples: &[Sample<'_>], excluded: BTreeMap<Exclusion, usize>) -
         match_rate_ci95: eval::wilson95(matches, n),
         guid_bratko: (!gb.is_empty()).then(|| gb.iter().sum::<f64>() / gb.len() as f64),
         guid_bratko_plies: gb.len(),
-        better_than_engine: usable
-            .iter()
-            .filter(|s| s.features.better_than_engine)
-            .count(),
+        better_than_engine: usable.iter().filter(|s| s.better_than_engine).count(),
         engine_score: match (match_rate, accuracy) {
             (Some(m), Some(a)) => Some((m * a / 100.0).clamp(0.0, 1.0)),
             _ => None,
@@ -147,21 +166,21 @@ pub fn weights(plies: &[PlyReport]) -> BTreeMap<usize, f64> {
 
 /// A side's moves that count, with their volatility weights, and how many of its moves
 /// were excluded, by reason.
-pub fn samples<'a>(
-    plies: &'a [PlyReport],
+pub fn samples(
+    plies: &[PlyReport],
     weights: &BTreeMap<usize, f64>,
     side: Side,
-) -> (Vec<Sample<'a>>, BTreeMap<Exclusion, usize>) {
+) -> (Vec<Sample>, BTreeMap<Exclusion, usize>) {
     let mut samples = Vec::new();
     let mut excluded = BTreeMap::new();
     for (i, p) in plies.iter().enumerate().filter(|(_, p)| p.side == side) {
         if let Some(e) = p.excluded {
             *excluded.entry(e).or_insert(0) += 1;
         } else if p.searched {
-            samples.push(Sample {
-                features: &p.features,
-                weight: weights.get(&i).copied().unwrap_or(1.0),
-            });
+            samples.push(Sample::of(
+                &p.features,
+                weights.get(&i).copied().unwrap_or(1.0),
+            ));
         }
     }
     (samples, excluded)
@@ -192,13 +211,10 @@ mod tests {
             mv(0, true, None),
             mv(30, false, None),
         ];
-        let samples: Vec<Sample<'_>> = f
+        let samples: Vec<Sample> = f
             .iter()
             .enumerate()
-            .map(|(i, features)| Sample {
-                features,
-                weight: 1.0 + i as f64,
-            })
+            .map(|(i, features)| Sample::of(features, 1.0 + i as f64))
             .collect();
         let mut excl = BTreeMap::new();
         excl.insert(Exclusion::Forced, 1);

@@ -66,7 +66,9 @@ mod uci;
 pub mod wasm;
 
 pub use accuracy::Accuracy;
-pub use analysis::{Analysis, MergeError, ModelOverrides, merge_shards, parse_rating, rerate};
+pub use analysis::{
+    Analysis, MergeError, ModelOverrides, Stream, merge_shards, parse_rating, rerate,
+};
 pub use book::{
     Book, BookError, NoBook, PolyglotBook, PositionSet, load as load_book, polyglot_key,
     polyglot_key_after,

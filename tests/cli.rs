@@ -1673,10 +1673,24 @@ fn three_shards_merge_into_the_whole_runs_report_byte_for_byte() {
             spec = format!("--shard={s}");
             args.push(&spec);
         }
+        // The whole run streams its report too.
+        let streamed = tmp("shards-whole.ndjson");
+        if shard.is_none() {
+            args.extend(["--ndjson", streamed.to_str().unwrap()]);
+        }
         analyze_json(out, &args)
     };
     let whole = tmp("shards-whole.json");
     let w = run(&whole, None, "4");
+    // The streamed report's games and players are the whole report's, models and all.
+    let lines = ndjson_lines(&std::fs::read(tmp("shards-whole.ndjson")).unwrap());
+    let of = |kind: &str| -> Value {
+        let items = lines.iter().filter(|(k, _)| k == kind);
+        Value::Array(items.map(|(_, v)| v.clone()).collect())
+    };
+    assert_eq!(of("game"), w["games"]);
+    assert_eq!(of("player"), w["players"]);
+    assert_eq!(of("head")[0]["assessment"], w["assessment"]);
     let shards: Vec<PathBuf> = (1..=3)
         .map(|k| tmp(&format!("shards-{k}-of-3.json")))
         .collect();
@@ -1773,4 +1787,258 @@ fn three_shards_merge_into_the_whole_runs_report_byte_for_byte() {
         &models,
         "is not in shard 3/3 of 7 games",
     );
+}
+
+/// An engine that answers the handshake and nothing else: enough for runs that search
+/// nothing.
+const HANDSHAKE_ONLY_ENGINE: &str = r#"
+while read -r line; do
+  case "$line" in
+    uci) echo "id name Handshake only"; echo uciok ;;
+    isready) echo readyok ;;
+    quit) exit 0 ;;
+  esac
+done
+"#;
+
+/// A generated PGN of `n` games between 150 players (each plays both colours), of 10
+/// to 39 plies of one opening, with clocks; every 97th game has an illegal move.
+fn generated_pgn(n: usize) -> String {
+    const MOVES: [&str; 40] = [
+        "e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7", "Re1", "b5", "Bb3",
+        "d6", "c3", "O-O", "h3", "Nb8", "d4", "Nbd7", "c4", "c6", "cxb5", "axb5", "Nc3", "Bb7",
+        "Bg5", "b4", "Nb1", "h6", "Bh4", "c5", "dxe5", "Nxe4", "Bxe7", "Qxe7", "exd6", "Qf6",
+        "Nbd2", "Nxd6",
+    ];
+    let mut pgn = String::new();
+    for i in 0..n {
+        let (white, black) = (i % 150, (i * 7 + 1) % 150);
+        pgn += &format!(
+            "[Event \"Generated {i}\"]\n[White \"Player {white}\"]\n[Black \"Player {black}\"]\n\
+             [TimeControl \"180+2\"]\n[Result \"*\"]\n\n"
+        );
+        let plies = 10 + i % 30;
+        for (k, m) in MOVES[..plies].iter().enumerate() {
+            if k % 2 == 0 {
+                pgn += &format!("{}. ", k / 2 + 1);
+            }
+            let m = if i % 97 == 96 && k == 5 { "Ke2" } else { m };
+            pgn += &format!("{m} {{ [%clk 0:02:{:02}] }} ", 59 - k);
+        }
+        pgn += "*\n\n";
+    }
+    pgn
+}
+
+/// Runs `fairsight ARGS` with stdin from `input` (when given) and stdout and stderr to
+/// files; returns its exit code, stdout, stderr and peak resident memory in bytes (the
+/// child's own, from `wait4`).
+#[cfg(unix)]
+#[allow(clippy::zombie_processes)] // the child is reaped by wait4, which gives its peak memory
+fn fairsight_measured(
+    args: &[&str],
+    input: Option<&Path>,
+    name: &str,
+) -> (i32, Vec<u8>, String, u64) {
+    use std::process::Stdio;
+    let (out, err) = (
+        tmp(&format!("{name}.stdout")),
+        tmp(&format!("{name}.stderr")),
+    );
+    let child = Command::new(env!("CARGO_BIN_EXE_fairsight"))
+        .args(args)
+        .current_dir(root())
+        .stdin(match input {
+            Some(p) => Stdio::from(std::fs::File::open(p).unwrap()),
+            None => Stdio::null(),
+        })
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(&err).unwrap())
+        .spawn()
+        .expect("fairsight runs");
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid value for wait4 to fill in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child, with valid pointers to locals.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid, "wait4");
+    assert!(libc::WIFEXITED(status), "fairsight was killed: {status}");
+    let rss = u64::try_from(usage.ru_maxrss).unwrap() * 1024; // kB on Linux
+    (
+        libc::WEXITSTATUS(status),
+        std::fs::read(&out).unwrap(),
+        std::fs::read_to_string(&err).unwrap(),
+        rss,
+    )
+}
+
+/// The lines of a streamed report, each with its kind taken out.
+fn ndjson_lines(bytes: &[u8]) -> Vec<(String, Value)> {
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"));
+            let kind = v.as_object_mut().unwrap().remove("kind").unwrap();
+            (kind.as_str().unwrap().to_owned(), v)
+        })
+        .collect()
+}
+
+#[test]
+#[cfg(unix)]
+fn a_streamed_run_of_10000_games_holds_little_memory_and_writes_every_game_in_order() {
+    // Issue 14: a 9,870-game file with every ply excluded (no search) took 1.55 GB when
+    // every game and its report were held to the end.
+    let engine = tmp("handshake-only.sh");
+    std::fs::write(&engine, HANDSHAKE_ONLY_ENGINE).unwrap();
+    let engine = format!("bash {}", engine.display());
+    let pgn = tmp("generated-10000.pgn");
+    std::fs::write(&pgn, generated_pgn(10_000)).unwrap();
+    let ndjson = tmp("generated-10000.ndjson");
+    let no_search = ["--engine", &engine, "--min-move", "1000", "--quiet"];
+    let mut args = vec![
+        "analyze",
+        pgn.to_str().unwrap(),
+        "--ndjson",
+        ndjson.to_str().unwrap(),
+    ];
+    args.extend(no_search);
+    let (code, _, err, rss) = fairsight_measured(&args, None, "generated-10000");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        rss < 300_000_000,
+        "peak memory {} MB for 10,000 games",
+        rss / 1_000_000
+    );
+    // Each bad game is named on stderr with its number and line; the others go on.
+    assert!(
+        err.contains("skipped game 97 (Player 96 - Player 73), line 775: illegal move 3... Ke2"),
+        "{err}"
+    );
+    assert_eq!(err.matches("skipped game").count(), 103);
+
+    let streamed = std::fs::read(&ndjson).unwrap();
+    let lines = ndjson_lines(&streamed);
+    assert_eq!(lines.len(), 1 + 10_000 + 150 + 1);
+    assert_eq!(lines[0].0, "head");
+    assert_eq!(lines[0].1["settings"]["minMove"], 1000);
+    assert_eq!(lines[0].1["engine"]["name"], "Handshake only");
+    for (i, (kind, g)) in lines[1..=10_000].iter().enumerate() {
+        assert_eq!(kind, "game");
+        assert_eq!(g["index"], i, "games in input order");
+        assert_eq!(g["tags"]["Event"], format!("Generated {i}"));
+        if i % 97 == 96 {
+            assert!(
+                g["error"]
+                    .as_str()
+                    .unwrap()
+                    .contains("illegal move 3... Ke2"),
+                "{g}"
+            );
+        } else {
+            assert!(g["error"].is_null(), "{g}");
+            let plies = g["plies"].as_array().unwrap();
+            assert_eq!(plies.len(), 10 + i % 30);
+            assert!(
+                plies
+                    .iter()
+                    .all(|p| p["excluded"] == "early" && p["searched"] == false)
+            );
+        }
+    }
+    let players: Vec<&Value> = lines[10_001..10_151]
+        .iter()
+        .map(|(k, p)| {
+            assert_eq!(k, "player");
+            p
+        })
+        .collect();
+    // Player 0 plays White in games 0, 150, ... and Black wherever 7i + 1 = 0 (mod 150).
+    let games_of = |n: usize| {
+        (0..10_000)
+            .filter(|i| i % 97 != 96 && (i % 150 == n || (i * 7 + 1) % 150 == n))
+            .count()
+    };
+    assert_eq!(players[0]["name"], "Player 0");
+    assert_eq!(players[0]["games"], games_of(0));
+    assert!(players[0]["excluded"]["early"].as_u64().unwrap() > 0);
+    assert_eq!(lines[10_151].0, "end");
+    assert_eq!(
+        lines[10_151].1,
+        serde_json::json!({"games": 10_000, "players": 150})
+    );
+
+    // The same games from stdin, the streamed report to stdout: the same lines.
+    let mut args = vec!["analyze", "-", "--ndjson", "-"];
+    args.extend(no_search);
+    let (code, out, err, _) = fairsight_measured(&args, Some(&pgn), "generated-10000-stdin");
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("-: skipped game 97 "), "{err}");
+    assert!(out == streamed, "stdin gives other lines than the file");
+}
+
+#[test]
+fn the_streamed_reports_games_and_players_are_the_whole_reports() {
+    // No search: the lines of a streamed run equal the parts of the whole report, with
+    // the whole report asked for in the same run and without it (analysed moves and
+    // every model: `three_shards_merge_into_the_whole_runs_report_byte_for_byte`).
+    let engine = tmp("handshake-only-2.sh");
+    std::fs::write(&engine, HANDSHAKE_ONLY_ENGINE).unwrap();
+    let engine = format!("bash {}", engine.display());
+    let pgn = tmp("generated-300.pgn");
+    std::fs::write(&pgn, generated_pgn(300)).unwrap();
+    let (alone, both, json) = (
+        tmp("g300-alone.ndjson"),
+        tmp("g300-both.ndjson"),
+        tmp("g300.json"),
+    );
+    let common = [
+        pgn.to_str().unwrap(),
+        "--engine",
+        &engine,
+        "--min-move",
+        "1000",
+        "--quiet",
+    ];
+    let mut args = vec!["analyze", "--ndjson", alone.to_str().unwrap()];
+    args.extend(common);
+    let o = fairsight(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut args = vec![
+        "analyze",
+        "--ndjson",
+        both.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    args.extend(common);
+    let o = fairsight(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let streamed = std::fs::read(&alone).unwrap();
+    assert!(streamed == std::fs::read(&both).unwrap());
+    let r = read_json(&json);
+    let lines = ndjson_lines(&streamed);
+    let of = |kind: &str| -> Vec<Value> {
+        lines
+            .iter()
+            .filter(|(k, _)| k == kind)
+            .map(|(_, v)| v.clone())
+            .collect()
+    };
+    assert_eq!(Value::Array(of("game")), r["games"]);
+    assert_eq!(Value::Array(of("player")), r["players"]);
+    let head = &of("head")[0];
+    for key in [
+        "schema",
+        "settings",
+        "engine",
+        "calibration",
+        "classifier",
+        "assessment",
+    ] {
+        assert_eq!(head[key], r[key], "{key}");
+    }
+    assert_eq!(r["players"].as_array().unwrap().len(), 150);
+    assert!(r["games"][96]["error"].is_string());
 }

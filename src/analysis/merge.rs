@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::{Models, rebuild};
+use super::rebuild;
 use crate::{
     model::{assessment::AssessmentModel, classifier::Classifier},
     report::Report,
@@ -188,24 +188,7 @@ pub fn merge_shards(
         ));
     }
 
-    let (settings, engine) = (&first.settings, &first.engine);
-    let resolved = Models {
-        classifier: models
-            .classifier
-            .as_ref()
-            .or(Classifier::builtin())
-            .filter(|c| c.applies_to(settings, engine)),
-        calibration: models
-            .calibration
-            .as_ref()
-            .or(Calibration::builtin())
-            .filter(|c| c.applies_to(settings, engine)),
-        assessment: models
-            .assessment
-            .as_ref()
-            .or(AssessmentModel::builtin())
-            .filter(|m| m.applies_to(settings, engine)),
-    };
+    let resolved = models.resolve(&first.settings, &first.engine);
     let shown = |s: &Option<String>| s.as_deref().unwrap_or("none").to_owned();
     let here = resolved.classifier.map(|c| c.name.clone());
     if here != first.classifier {

@@ -13,14 +13,17 @@
 //! ```
 
 mod merge;
+mod players;
 pub mod signals;
+mod stream;
 
 pub use merge::{MergeError, ModelOverrides, merge_shards};
+pub use stream::Stream;
 
 use std::collections::{BTreeMap, HashMap};
 
 use crate::{
-    accuracy::{self, Accuracy, Sample},
+    accuracy::{self, Accuracy},
     book::{Book, NoBook},
     engine::{Job, JobResult, PositionAnalysis},
     game::{Game, ImportError, Side},
@@ -32,14 +35,9 @@ use crate::{
     plan::{self, Exclusion, Settings},
     record::{EngineInfo, PlyReport, features},
     report::{GameReport, PlayerReport, Report, SCHEMA, SideReport, Sides},
-    stats::{
-        calibration::{Calibration, Unscreened},
-        haworth::{self, Decision},
-        regan::{self, Tested},
-        scan,
-        time::{self, TimedMove},
-    },
+    stats::{calibration::Calibration, haworth, regan, scan, time},
 };
+use players::Players;
 
 /// A rating given as `NAME=ELO` (the last `=` splits; spaces around either part are
 /// ignored): the name and a positive, finite rating, or `None`. The CLI's `--rating` and
@@ -66,14 +64,10 @@ pub struct Analysis {
     results: HashMap<usize, BTreeMap<usize, PositionAnalysis>>,
     /// Pre-search exclusions, per game index, per ply index.
     pre: HashMap<usize, BTreeMap<usize, Exclusion>>,
-    /// A calibration table instead of the shipped one.
-    calibration: Option<Calibration>,
     /// Ratings entered by the user, by lower-case player name.
     ratings: HashMap<String, f64>,
-    /// A move classifier instead of the shipped one.
-    classifier: Option<Classifier>,
-    /// An assessment model instead of the shipped one.
-    assessment: Option<AssessmentModel>,
+    /// Models given instead of the shipped ones.
+    models: ModelOverrides,
 }
 
 impl Analysis {
@@ -88,42 +82,37 @@ impl Analysis {
         settings: Settings,
         book: &dyn Book,
     ) -> Analysis {
-        let mut pre = HashMap::new();
-        for g in games.iter().flatten() {
-            let run = plan::book_run(g, book);
-            let ex: BTreeMap<usize, Exclusion> = (0..g.plies.len())
-                .filter_map(|i| plan::pre_exclusion(g, i, &settings, run).map(|e| (i, e)))
-                .collect();
-            pre.insert(g.index, ex);
-        }
+        let pre = games
+            .iter()
+            .flatten()
+            .map(|g| (g.index, pre_exclusions(g, &settings, book)))
+            .collect();
         Analysis {
             settings,
             games,
             results: HashMap::new(),
             pre,
-            calibration: None,
             ratings: HashMap::new(),
-            classifier: None,
-            assessment: None,
+            models: ModelOverrides::default(),
         }
     }
 
     /// Uses this move classifier instead of the shipped one (it still only applies to
     /// reports with its engine build and settings).
     pub fn set_classifier(&mut self, model: Classifier) {
-        self.classifier = Some(model);
+        self.models.classifier = Some(model);
     }
 
     /// Uses this assessment model instead of the shipped one (it still only applies to
     /// reports with its engine build and settings).
     pub fn set_assessment(&mut self, model: AssessmentModel) {
-        self.assessment = Some(model);
+        self.models.assessment = Some(model);
     }
 
     /// Uses this calibration table instead of the shipped one (it still only applies to
     /// reports with its engine build and settings).
     pub fn set_calibration(&mut self, table: Calibration) {
-        self.calibration = Some(table);
+        self.models.calibration = Some(table);
     }
 
     /// A rating for a player (by name, case-insensitive), overriding the PGN's Elo tags.
@@ -145,10 +134,7 @@ impl Analysis {
     pub fn jobs(&self) -> Vec<Job> {
         let mut out = Vec::new();
         for g in self.games.iter().flatten() {
-            let excluded = &self.pre[&g.index];
-            out.extend(plan::jobs_skipping(g, &self.settings, &|i| {
-                excluded.contains_key(&i)
-            }));
+            out.extend(game_jobs(g, &self.settings, &self.pre[&g.index]));
         }
         out
     }
@@ -178,122 +164,120 @@ impl Analysis {
 
     /// The report of everything analysed so far.
     pub fn report(&self, engine: EngineInfo) -> Report {
-        let classifier = self
-            .classifier
-            .as_ref()
-            .or(Classifier::builtin())
-            .filter(|c| c.applies_to(&self.settings, &engine));
-        let games: Vec<GameReport> = self
+        let models = self.models.resolve(&self.settings, &engine);
+        let mut games: Vec<GameReport> = self
             .games
             .iter()
             .map(|g| match g {
-                Ok(game) => self.game_report(game, classifier),
+                Ok(game) => game_report(
+                    game,
+                    &self.pre[&game.index],
+                    self.results.get(&game.index),
+                    &self.settings,
+                    models.classifier,
+                ),
                 Err(e) => error_report(e),
             })
             .collect();
-        let calibration = self
-            .calibration
-            .as_ref()
-            .or(Calibration::builtin())
-            .filter(|c| c.applies_to(&self.settings, &engine));
-        let mut games = games;
-        let mut players = players(&games, calibration, &self.ratings, classifier);
-        let assessment = self
-            .assessment
-            .as_ref()
-            .or(AssessmentModel::builtin())
-            .filter(|m| m.applies_to(&self.settings, &engine));
-        if let Some(model) = assessment {
-            assess(&mut games, &mut players, model, calibration, &self.ratings);
-        }
-        Report {
-            schema: SCHEMA,
-            settings: self.settings.clone(),
-            engine,
-            games,
-            players,
-            calibration: calibration.map(|c| format!("{} (engine {})", c.source, c.engine.build)),
-            classifier: classifier.map(|c| c.name.clone()),
-            classifier_baseline: classifier.map(|c| c.baseline.clone()),
-            assessment: assessment.map(|m| m.name.clone()),
-            shard: None,
-        }
+        let players = summarise(&mut games, &models, &self.ratings);
+        let mut report = models.report(self.settings.clone(), engine);
+        report.games = games;
+        report.players = players;
+        report
     }
+}
 
-    fn game_report(&self, game: &Game, classifier: Option<&Classifier>) -> GameReport {
-        let results = self.results.get(&game.index);
-        let pre = &self.pre[&game.index];
-        let mut plies: Vec<PlyReport> = game
-            .plies
-            .iter()
-            .enumerate()
-            .map(|(i, ply)| {
-                let analysis = results.and_then(|r| r.get(&i));
-                let features = analysis
-                    .map(|a| features::features(game, ply, a, &self.settings))
-                    .unwrap_or_default();
-                let excluded = pre.get(&i).copied().or_else(|| {
-                    analysis.and_then(|_| features::post_exclusion(ply, &features, &self.settings))
-                });
-                PlyReport {
-                    ply: ply.ply,
-                    move_number: ply.move_number,
-                    side: ply.side,
-                    san: ply.san.clone(),
-                    uci: ply.uci.clone(),
-                    fen: ply.fen_before.clone(),
-                    excluded,
-                    searched: analysis.is_some(),
-                    lines: analysis
-                        .map(|a| features::lines(game, ply, a))
-                        .unwrap_or_default(),
-                    screening: analysis.zip(self.settings.screening).and_then(|(a, s)| {
-                        crate::record::screening::screening_move(
-                            &ply.uci,
-                            ply.side,
-                            ply.repetition,
-                            a,
-                            s.min_depth,
-                            s.slm_depth,
-                        )
-                    }),
-                    trend: analysis.and_then(|_| {
-                        let best = features
-                            .eval?
-                            .with_sign(ply.side.sign())
-                            .to_cp(crate::eval::MATE_CP);
-                        crate::record::levels::Levels::new(&features.depth_evals, best)
-                            .map(|l| l.trend())
-                    }),
-                    features,
-                    engine_probability: None,
-                    engine_like: false,
-                    time_spent: ply.time_spent,
-                    clock: ply.clock,
-                    comments: ply.comments.clone(),
-                    nags: ply.nags.clone(),
-                }
-            })
-            .collect();
-        if let Some(c) = classifier {
-            c.classify_game(&mut plies, game.variant);
-        }
-        let sides = Sides {
-            white: side_report(game, &plies, Side::White, classifier),
-            black: side_report(game, &plies, Side::Black, classifier),
-        };
-        GameReport {
-            index: game.index,
-            line: game.line,
-            tags: game.tags.clone(),
-            error: None,
-            variant: game.variant,
-            start_fen: game.start_fen.clone(),
-            initial_comment: game.initial_comment.clone(),
-            outcome: game.outcome.clone(),
-            plies,
-            sides,
-        }
+/// The exclusions known before searching (book, forced, early), by ply index.
+fn pre_exclusions(game: &Game, settings: &Settings, book: &dyn Book) -> BTreeMap<usize, Exclusion> {
+    let run = plan::book_run(game, book);
+    (0..game.plies.len())
+        .filter_map(|i| plan::pre_exclusion(game, i, settings, run).map(|e| (i, e)))
+        .collect()
+}
+
+/// A game's jobs: its plies but the excluded ones.
+fn game_jobs(game: &Game, settings: &Settings, pre: &BTreeMap<usize, Exclusion>) -> Vec<Job> {
+    plan::jobs_skipping(game, settings, &|i| pre.contains_key(&i))
+}
+
+/// The report of one imported game from its engine results so far (by ply index).
+fn game_report(
+    game: &Game,
+    pre: &BTreeMap<usize, Exclusion>,
+    results: Option<&BTreeMap<usize, PositionAnalysis>>,
+    settings: &Settings,
+    classifier: Option<&Classifier>,
+) -> GameReport {
+    let mut plies: Vec<PlyReport> = game
+        .plies
+        .iter()
+        .enumerate()
+        .map(|(i, ply)| {
+            let analysis = results.and_then(|r| r.get(&i));
+            let features = analysis
+                .map(|a| features::features(game, ply, a, settings))
+                .unwrap_or_default();
+            let excluded = pre.get(&i).copied().or_else(|| {
+                analysis.and_then(|_| features::post_exclusion(ply, &features, settings))
+            });
+            PlyReport {
+                ply: ply.ply,
+                move_number: ply.move_number,
+                side: ply.side,
+                san: ply.san.clone(),
+                uci: ply.uci.clone(),
+                fen: ply.fen_before.clone(),
+                excluded,
+                searched: analysis.is_some(),
+                lines: analysis
+                    .map(|a| features::lines(game, ply, a))
+                    .unwrap_or_default(),
+                screening: analysis.zip(settings.screening).and_then(|(a, s)| {
+                    crate::record::screening::screening_move(
+                        &ply.uci,
+                        ply.side,
+                        ply.repetition,
+                        a,
+                        s.min_depth,
+                        s.slm_depth,
+                    )
+                }),
+                trend: analysis.and_then(|_| {
+                    let best = features
+                        .eval?
+                        .with_sign(ply.side.sign())
+                        .to_cp(crate::eval::MATE_CP);
+                    crate::record::levels::Levels::new(&features.depth_evals, best)
+                        .map(|l| l.trend())
+                }),
+                features,
+                engine_probability: None,
+                engine_like: false,
+                time_spent: ply.time_spent,
+                clock: ply.clock,
+                comments: ply.comments.clone(),
+                nags: ply.nags.clone(),
+            }
+        })
+        .collect();
+    if let Some(c) = classifier {
+        c.classify_game(&mut plies, game.variant);
+    }
+    let sides = Sides {
+        white: side_report(game, &plies, Side::White, classifier),
+        black: side_report(game, &plies, Side::Black, classifier),
+    };
+    GameReport {
+        index: game.index,
+        line: game.line,
+        tags: game.tags.clone(),
+        error: None,
+        variant: game.variant,
+        start_fen: game.start_fen.clone(),
+        initial_comment: game.initial_comment.clone(),
+        outcome: game.outcome.clone(),
+        plies,
+        sides,
     }
 }
 
@@ -324,19 +308,54 @@ struct Models<'a> {
     assessment: Option<&'a AssessmentModel>,
 }
 
+impl Models<'_> {
+    /// A report of no games yet, naming these models.
+    fn report(&self, settings: Settings, engine: EngineInfo) -> Report {
+        Report {
+            schema: SCHEMA,
+            settings,
+            engine,
+            games: Vec::new(),
+            players: Vec::new(),
+            calibration: self
+                .calibration
+                .map(|c| format!("{} (engine {})", c.source, c.engine.build)),
+            classifier: self.classifier.map(|c| c.name.clone()),
+            classifier_baseline: self.classifier.map(|c| c.baseline.clone()),
+            assessment: self.assessment.map(|m| m.name.clone()),
+            shard: None,
+        }
+    }
+}
+
+impl ModelOverrides {
+    /// The models that apply to these settings and engine: each given one, else the
+    /// shipped one, if made with them.
+    fn resolve(&self, settings: &Settings, engine: &EngineInfo) -> Models<'_> {
+        Models {
+            classifier: self
+                .classifier
+                .as_ref()
+                .or(Classifier::builtin())
+                .filter(|c| c.applies_to(settings, engine)),
+            calibration: self
+                .calibration
+                .as_ref()
+                .or(Calibration::builtin())
+                .filter(|c| c.applies_to(settings, engine)),
+            assessment: self
+                .assessment
+                .as_ref()
+                .or(AssessmentModel::builtin())
+                .filter(|m| m.applies_to(settings, engine)),
+        }
+    }
+}
+
 /// The report's players, and every assessment, recomputed from its games with these
 /// entered ratings (by lower-case name) and models.
 fn rebuild(mut report: Report, entered: &HashMap<String, f64>, models: &Models) -> Report {
-    let Models {
-        classifier,
-        calibration,
-        assessment,
-    } = *models;
-    let mut players = players(&report.games, calibration, entered, classifier);
-    if let Some(model) = assessment {
-        assess(&mut report.games, &mut players, model, calibration, entered);
-    }
-    report.players = players;
+    report.players = summarise(&mut report.games, models, entered);
     report
 }
 
@@ -397,169 +416,42 @@ fn side_rating(g: &GameReport, side: Side, entered: &HashMap<String, f64>) -> Op
         .or_else(|| signals::tag_rating(g, side))
 }
 
-/// Assesses every side and player: `assessment`, and `engineScore` its probability.
-fn assess(
-    games: &mut [GameReport],
-    players: &mut [PlayerReport],
-    model: &AssessmentModel,
-    calibration: Option<&Calibration>,
+/// Assesses both sides of a game with the model, when one applies (`assessment`, and
+/// `engineScore` its probability), against each side's rating (entered, else the Elo
+/// tag); returns each side's signals, which its player's assessment pools.
+fn assess_sides(
+    g: &mut GameReport,
+    models: &Models,
     entered: &HashMap<String, f64>,
-) {
-    let mut by_player: HashMap<String, Vec<Signals>> = HashMap::new();
-    for g in games.iter_mut().filter(|g| g.error.is_none()) {
-        for side in [Side::White, Side::Black] {
-            let rating = side_rating(g, side, entered);
-            let Some(signals) = signals::side_signals(g, side, rating, calibration) else {
-                continue;
-            };
-            let a = model.assess(&signals);
-            let s = g.sides.get_mut(side);
-            if let Some(a) = &a {
-                s.stats.engine_score = Some(a.probability);
-            }
-            s.assessment = a;
-            by_player
-                .entry(s.player.to_lowercase())
-                .or_default()
-                .push(signals);
-        }
-    }
-    for p in players.iter_mut() {
-        let sides = by_player.remove(&p.name.to_lowercase()).unwrap_or_default();
-        let a = signals::player_signals(p, &sides).and_then(|s| model.assess(&s));
+) -> [Option<Signals>; 2] {
+    let Some(model) = models.assessment.filter(|_| g.error.is_none()) else {
+        return [None, None];
+    };
+    [Side::White, Side::Black].map(|side| {
+        let rating = side_rating(g, side, entered);
+        let signals = signals::side_signals(g, side, rating, models.calibration)?;
+        let a = model.assess(&signals);
+        let s = g.sides.get_mut(side);
         if let Some(a) = &a {
-            p.stats.engine_score = Some(a.probability);
+            s.stats.engine_score = Some(a.probability);
         }
-        p.assessment = a;
-    }
+        s.assessment = a;
+        Some(signals)
+    })
 }
 
-/// Aggregates every side of every game by player name (case-insensitive).
-fn players(
-    games: &[GameReport],
-    calibration: Option<&Calibration>,
+/// Assesses the sides of every game and aggregates them by player (case-insensitive).
+fn summarise(
+    games: &mut [GameReport],
+    models: &Models,
     entered: &HashMap<String, f64>,
-    classifier: Option<&Classifier>,
 ) -> Vec<PlayerReport> {
-    struct Acc<'a> {
-        name: String,
-        games: usize,
-        white: usize,
-        black: usize,
-        samples: Vec<Sample<'a>>,
-        excluded: BTreeMap<Exclusion, usize>,
-        timed: Vec<Vec<TimedMove>>,
-        decisions: Vec<Decision>,
-        tested: Vec<Tested>,
-        elos: Vec<f64>,
-        plies: Vec<&'a PlyReport>,
-        positive_rates: Vec<f64>,
+    let mut players = Players::default();
+    for g in games.iter_mut() {
+        let signals = assess_sides(g, models, entered);
+        players.add(g, models, signals);
     }
-    let mut order: Vec<String> = Vec::new();
-    let mut by_key: HashMap<String, Acc<'_>> = HashMap::new();
-    for g in games.iter().filter(|g| g.error.is_none()) {
-        let w = accuracy::weights(&g.plies);
-        for side in [Side::White, Side::Black] {
-            let name = g.sides.get(side).player.clone();
-            let key = name.to_lowercase();
-            let acc = by_key.entry(key.clone()).or_insert_with(|| {
-                order.push(key.clone());
-                Acc {
-                    name,
-                    games: 0,
-                    white: 0,
-                    black: 0,
-                    samples: Vec::new(),
-                    excluded: BTreeMap::new(),
-                    timed: Vec::new(),
-                    decisions: Vec::new(),
-                    tested: Vec::new(),
-                    elos: Vec::new(),
-                    plies: Vec::new(),
-                    positive_rates: Vec::new(),
-                }
-            });
-            let tag = match side {
-                Side::White => "WhiteElo",
-                Side::Black => "BlackElo",
-            };
-            if let Some(e) = g
-                .tag(tag)
-                .and_then(|v| v.trim().parse::<f64>().ok())
-                .filter(|e| *e > 0.0)
-            {
-                acc.elos.push(e);
-            }
-            acc.tested
-                .extend(regan::side_sample(g.index, &g.plies, side));
-            acc.plies.extend(g.plies.iter().filter(|p| p.side == side));
-            if let Some(r) = g
-                .sides
-                .get(side)
-                .classifier
-                .as_ref()
-                .and_then(|c| c.positive_rate)
-            {
-                acc.positive_rates.push(r);
-            }
-            acc.timed.push(time::timed_moves(&g.plies, side));
-            acc.decisions.extend(haworth::decisions(&g.plies, side));
-            acc.games += 1;
-            match side {
-                Side::White => acc.white += 1,
-                Side::Black => acc.black += 1,
-            }
-            let (s, e) = accuracy::samples(&g.plies, &w, side);
-            acc.samples.extend(s);
-            for (k, v) in e {
-                *acc.excluded.entry(k).or_insert(0) += v;
-            }
-        }
-    }
-    order
-        .iter()
-        .filter_map(|k| by_key.remove(k).map(|a| (k.clone(), a)))
-        .map(|(key, a)| {
-            let rating = entered.get(&key).copied().or_else(|| {
-                (!a.elos.is_empty()).then(|| a.elos.iter().sum::<f64>() / a.elos.len() as f64)
-            });
-            let ipr = calibration.and_then(|c| c.ipr(&a.tested));
-            let screening = match (calibration, rating) {
-                (None, _) => Err(Unscreened::NoCalibration),
-                (Some(_), None) => Err(Unscreened::NoRating),
-                (Some(c), Some(r)) => c.screen(&a.tested, r).ok_or(Unscreened::NoMoves),
-            };
-            let (verdict, evidence) = crate::stats::calibration::verdict(
-                screening.as_ref().map_err(|e| *e),
-                &a.tested,
-                10,
-            );
-            let screening = screening.ok();
-            let classified = classifier.map(|c| c.stats(a.plies.iter().copied()));
-            let mut stats = accuracy::summarise(&a.samples, a.excluded);
-            classifier_engine_score(&mut stats, classified.as_ref());
-            PlayerReport {
-                stats,
-                classifier: classified,
-                game_positive_rates: a.positive_rates,
-                rating,
-                z_scores: screening,
-                ipr: ipr.map(|i| i.elo),
-                ipr_range: ipr.map(|i| (i.low, i.high)),
-                time: time::time_stats(&a.timed),
-                name: a.name,
-                games: a.games,
-                white_games: a.white,
-                black_games: a.black,
-                competence: haworth::competence(&a.decisions, false),
-                regan: regan::fit(&a.tested),
-                verdict: Some(verdict),
-                evidence,
-                matches: crate::record::screening::totals(a.plies.iter().copied()),
-                assessment: None,
-            }
-        })
-        .collect()
+    players.finish(models, entered)
 }
 
 #[cfg(test)]
@@ -795,6 +687,70 @@ mod tests {
             assert_eq!(s.late_moves, searched.len() - searched.len() / 2);
             assert_eq!(s.moves, counted.len());
         }
+    }
+
+    #[test]
+    fn a_stream_gives_the_games_and_players_of_the_whole_report() {
+        // At the shipped models' settings and engine, so the classifier, the calibration
+        // (with a rating entered) and the assessment all apply; three games, one failed,
+        // one player in two games under two spellings, results arriving out of order.
+        let model = AssessmentModel::builtin().expect("the assessment model ships");
+        let engine = EngineInfo {
+            name: "Stockfish".into(),
+            build: model.engine.build.clone(),
+        };
+        let pgn = format!(
+            "{TWENTY_PLIES}\n\n[White \"Carl\"]\n[Black \"Dan\"]\n\n1. e4 Kd8 *\n\n\
+             [White \"bob\"]\n[Black \"Eve\"]\n[BlackElo \"2100\"]\n\n1. d4 d5 2. c4 e6 \
+             3. Nc3 Nf6 4. Bg5 Be7 5. e3 O-O 6. Nf3 h6 7. Bh4 b6 8. cxd5 Nxd5 9. Bxe7 Qxe7 \
+             10. Nxd5 exd5 *\n"
+        );
+        let settings = model.settings.clone();
+        let mut whole = Analysis::from_pgn(&pgn, settings.clone());
+        for j in whole.jobs() {
+            whole.add_result(two_line_result(&j));
+        }
+        whole.set_rating("ann", 1800.0);
+        let expected = whole.report(engine.clone());
+        assert!(expected.classifier.is_some() && expected.assessment.is_some());
+
+        let mut stream = Stream::new(settings, engine, ModelOverrides::default());
+        stream.set_rating("Ann", 1800.0);
+        let mut games = Vec::new();
+        let mut jobs = Vec::new();
+        for g in pgn::import(&pgn) {
+            jobs.extend(stream.push(g, &NoBook));
+        }
+        assert_eq!(stream.in_flight(), 3);
+        assert!(
+            stream.next_game().is_none(),
+            "the first game waits for its jobs"
+        );
+        // The last game's jobs first: nothing comes out before the first game's.
+        jobs.reverse();
+        let first_game_jobs = jobs.iter().filter(|j| j.id.game == 0).count();
+        for (k, j) in jobs.iter().enumerate() {
+            stream.add_result(two_line_result(j));
+            games.extend(std::iter::from_fn(|| stream.next_game()));
+            if k + 1 < jobs.len() {
+                assert!(games.is_empty(), "game 1 is not done yet");
+            }
+        }
+        assert!(first_game_jobs > 1);
+        assert_eq!(stream.in_flight(), 0);
+        let head = stream.head();
+        let mut report = stream.finish();
+        assert!(report.games.is_empty());
+        assert_eq!(head.players, Vec::new());
+        assert_eq!(
+            (&head.calibration, &head.classifier, &head.assessment),
+            (&report.calibration, &report.classifier, &report.assessment)
+        );
+        report.games = games;
+        assert_eq!(report, expected);
+        assert_eq!(report.players.len(), 3, "Ann, Bob and Eve");
+        assert!(report.players[0].z_scores.is_some());
+        assert!(report.players[1].assessment.is_some());
     }
 
     #[test]

@@ -29,7 +29,7 @@ pub(crate) enum Mode {
 
 #[derive(Args)]
 pub(crate) struct AnalyzeArgs {
-    /// PGN files (any number of games each).
+    /// PGN files (any number of games each; `-` for stdin), read game by game.
     #[arg(required = true)]
     pub(crate) files: Vec<PathBuf>,
     /// UCI engine command line (default: node + the npm stockfish lite single build).
@@ -108,6 +108,12 @@ pub(crate) struct AnalyzeArgs {
     /// Write the JSON report here (`-` for stdout).
     #[arg(long)]
     pub(crate) json: Option<PathBuf>,
+    /// Write the streamed report here (`-` for stdout): newline-delimited JSON, a line
+    /// per game as it finishes, then a line per player (docs/json.md). With only this
+    /// output (and the table), finished games are not kept: memory grows with the
+    /// players' analysed moves, not with the number of games.
+    #[arg(long, value_name = "OUT")]
+    pub(crate) ndjson: Option<PathBuf>,
     /// Write the annotated PGN here (`-` for stdout).
     #[arg(long)]
     pub(crate) pgn: Option<PathBuf>,

@@ -35,9 +35,17 @@ struct Entry {
 
 /// The 64-bit FNV-1a hash of some bytes (cache file names, a shard's input files).
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
-    })
+    fnv1a_more(FNV1A_EMPTY, bytes)
+}
+
+/// FNV-1a's hash of no bytes.
+pub(crate) const FNV1A_EMPTY: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// The FNV-1a hash `h` of some bytes carried on over more: the hash of them all.
+pub(crate) fn fnv1a_more(h: u64, bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .fold(h, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// Writes started by this process: part of each temporary file's name.

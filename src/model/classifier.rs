@@ -299,6 +299,17 @@ impl Classifier {
     /// The summary over some plies (those with a probability).
     pub fn stats<'a>(&self, plies: impl IntoIterator<Item = &'a PlyReport>) -> ClassifierStats {
         let mut s = ClassifierStats::default();
+        self.add_to(&mut s, plies);
+        s
+    }
+
+    /// Adds these plies (those with a probability) to a summary: [`Classifier::stats`]
+    /// of several games, built game by game.
+    pub fn add_to<'a>(
+        &self,
+        s: &mut ClassifierStats,
+        plies: impl IntoIterator<Item = &'a PlyReport>,
+    ) {
         for p in plies {
             if let Some(prob) = p.engine_probability {
                 let critical = p
@@ -308,7 +319,6 @@ impl Classifier {
                 s.add(prob, self.threshold, critical);
             }
         }
-        s
     }
 }
 

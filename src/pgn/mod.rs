@@ -26,6 +26,10 @@
 //!    [`ImportError`] (`replay.rs`). The other games of the text are unaffected. Clocks
 //!    (`[%clk]`, `[%emt]`, `TimeControl`) are read in `clocks.rs`.
 //!
+//! A text held whole is read with [`games`] or [`import`]; a file or stdin with
+//! [`Reader`], which reads it in blocks and holds only the game being imported
+//! (`reader.rs`).
+//!
 //! Moves written in UCI notation (`g1f3`, `e1g1`, `e7e8q`) are accepted: pgn-reader reads
 //! `g1f3` as a fully disambiguated pawn move, which shakmaty rejects, and import then
 //! retries the token as a UCI move; a glued promotion letter (`e7e8q`, `exd8Q`) is read
@@ -34,10 +38,12 @@
 
 mod clocks;
 mod movetext;
+mod reader;
 mod replay;
 mod split;
 
 pub use clocks::{parse_clock, parse_time_control, strip_commands};
+pub use reader::Reader;
 
 use crate::game::{Game, ImportError};
 use replay::import_segment;
@@ -619,6 +625,30 @@ mod tests {
             reps,
             [false, false, false, false, true, true, true, true, true]
         );
+    }
+
+    #[test]
+    fn a_repetition_is_a_fen_seen_before_without_its_move_counters() {
+        // Knights out and back (with and without castling rights lost), and an en
+        // passant square that is legal once and then never again.
+        let text = "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 5. e4 d5 6. e5 f5 7. Ke2 Kf7 \
+                    8. Ke1 Ke8 9. Ke2 Kf7 10. Ke1 Ke8 *\n\n\
+                    1. e4 Nf6 2. e5 d5 3. Nf3 Nc6 4. Ng1 Nb8 5. Nf3 Nc6 6. Ng1 Nb8 *";
+        let sample = include_str!("../../samples/club-blitz.pgn");
+        let mut checked = 0;
+        for game in import(text)
+            .into_iter()
+            .chain(import(sample))
+            .map(|g| g.expect("legal"))
+        {
+            let mut seen = std::collections::HashSet::new();
+            for p in &game.plies {
+                let key: Vec<&str> = p.fen_before.split(' ').take(4).collect();
+                assert_eq!(p.repetition, !seen.insert(key), "ply {} {}", p.ply, p.san);
+                checked += usize::from(p.repetition);
+            }
+        }
+        assert!(checked >= 8, "{checked} repetitions");
     }
 
     #[test]

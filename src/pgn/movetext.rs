@@ -1,6 +1,8 @@
 //! Step 2 of import: the movetext scan (pgn-reader's tokenizer, copied): the line of every
 //! main-line move, and the relaxed copy pgn-reader reads.
 
+use std::borrow::Cow;
+
 use pgn_reader::SanPlus;
 use shakmaty::san::{San, Suffix};
 use shakmaty::{Rank, Role};
@@ -18,9 +20,10 @@ pub(super) struct MoveToken {
 
 /// The result of scanning one game's slice.
 #[derive(Debug)]
-pub(super) struct Scanned {
-    /// The bytes pgn-reader reads (the slice with the relaxations applied).
-    pub(super) reader_text: Vec<u8>,
+pub(super) struct Scanned<'s> {
+    /// The bytes pgn-reader reads (the slice with the relaxations applied; the slice
+    /// itself when there are none).
+    pub(super) reader_text: Cow<'s, [u8]>,
     /// The main-line move tokens, in order.
     pub(super) moves: Vec<MoveToken>,
     /// Line of a `{` that is never closed (pgn-reader fails the game there).
@@ -333,7 +336,7 @@ pub(super) fn glued_promotion(san: SanPlus, tail: &[u8]) -> Option<(SanPlus, usi
 }
 
 /// Scans the movetext of a game's slice `s` (movetext from `body`, first line `line`).
-pub(super) fn scan_movetext(s: &[u8], body: usize, line: u32) -> Scanned {
+pub(super) fn scan_movetext(s: &[u8], body: usize, line: u32) -> Scanned<'_> {
     let mut scanner = MovetextScanner {
         s,
         i: body,
@@ -344,6 +347,13 @@ pub(super) fn scan_movetext(s: &[u8], body: usize, line: u32) -> Scanned {
         counted: 0,
     };
     scanner.run();
+    if scanner.inserts.is_empty() {
+        return Scanned {
+            reader_text: Cow::Borrowed(s),
+            moves: scanner.moves,
+            unterminated_comment: scanner.unterminated_comment,
+        };
+    }
     let extra: usize = scanner.inserts.iter().map(|(_, b)| b.len()).sum();
     let mut reader_text = Vec::with_capacity(s.len() + extra);
     let mut copied = 0;
@@ -354,7 +364,7 @@ pub(super) fn scan_movetext(s: &[u8], body: usize, line: u32) -> Scanned {
     }
     reader_text.extend_from_slice(s.get(copied..).unwrap_or_default());
     Scanned {
-        reader_text,
+        reader_text: Cow::Owned(reader_text),
         moves: scanner.moves,
         unterminated_comment: scanner.unterminated_comment,
     }

@@ -1,6 +1,7 @@
 //! Step 3 of import: pgn-reader reads one game's tags, moves, comments and NAGs, and
 //! every move is replayed with shakmaty.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::ops::ControlFlow;
 
@@ -8,6 +9,7 @@ use pgn_reader::{Nag, Outcome, RawComment, RawTag, Reader, SanPlus, Visitor};
 use shakmaty::fen::Fen;
 use shakmaty::san::{San, SanError};
 use shakmaty::uci::UciMove;
+use shakmaty::zobrist::Zobrist128;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position};
 
 use crate::game::{Game, ImportError, ImportErrorKind, Ply, STANDARD_START_FEN, Side, Variant};
@@ -35,7 +37,7 @@ pub(super) fn import_segment(
     };
     // Buffers as large as the game keep every comment and tag in one piece.
     let len = scanned.reader_text.len();
-    let mut reader = Reader::build(scanned.reader_text.as_slice())
+    let mut reader = Reader::build(&*scanned.reader_text)
         .set_supported_tag_line_length(len)
         .set_supported_comment_length(len)
         .finish();
@@ -52,6 +54,9 @@ pub(super) fn import_segment(
     }
 }
 
+/// Room for a FEN: the longest standard ones are under 90 bytes.
+const FEN_CAPACITY: usize = 96;
+
 /// The pgn-reader visitor for one game.
 pub(super) struct Importer<'m> {
     pub(super) index: usize,
@@ -66,9 +71,9 @@ pub(super) struct Importer<'m> {
 /// How far ahead the scan's moves are searched when they disagree with pgn-reader's.
 pub(super) const TOKEN_RESYNC_WINDOW: usize = 8;
 
-impl Importer<'_> {
+impl<'m> Importer<'m> {
     /// The text and line of pgn-reader's next move, from the scan's tokens.
-    pub(super) fn locate(&self, replay: &mut Replay, san: SanPlus) -> (String, u32) {
+    pub(super) fn locate(&self, replay: &mut Replay, san: SanPlus) -> (Cow<'m, str>, u32) {
         let window = self
             .moves
             .iter()
@@ -79,10 +84,10 @@ impl Importer<'_> {
             if token.san == san {
                 replay.next_token = k + 1;
                 replay.last_line = token.line;
-                return (token.text.clone(), token.line);
+                return (Cow::Borrowed(token.text.as_str()), token.line);
             }
         }
-        (san.to_string(), replay.last_line)
+        (Cow::Owned(san.to_string()), replay.last_line)
     }
 }
 
@@ -157,9 +162,13 @@ impl Visitor for Importer<'_> {
         replay: &mut Self::Movetext,
         comment: RawComment<'_>,
     ) -> ControlFlow<Self::Output> {
-        let mut bytes = std::mem::take(&mut replay.partial_comment);
-        bytes.extend_from_slice(comment.as_bytes());
-        replay.comment(String::from_utf8_lossy(&bytes).trim());
+        if replay.partial_comment.is_empty() {
+            replay.comment(String::from_utf8_lossy(comment.as_bytes()).trim());
+        } else {
+            let mut bytes = std::mem::take(&mut replay.partial_comment);
+            bytes.extend_from_slice(comment.as_bytes());
+            replay.comment(String::from_utf8_lossy(&bytes).trim());
+        }
         ControlFlow::Continue(())
     }
 
@@ -182,8 +191,9 @@ pub(super) struct Replay {
     pub(super) game: Game,
     pub(super) pos: Chess,
     pub(super) castling: CastlingMode,
-    /// Positions seen before the current one (FEN without the move counters).
-    pub(super) seen: HashSet<String>,
+    /// Positions seen before the current one, by their 128-bit Zobrist hash (of the
+    /// board, side to move, castling rights and legal en passant square).
+    pub(super) seen: HashSet<Zobrist128>,
     /// Index of the next unmatched scan token.
     pub(super) next_token: usize,
     /// Line of the last located move (the game's line before the first).
@@ -271,8 +281,13 @@ impl Replay {
                 .to_owned(),
             })?,
         };
-        let fen_before = Fen::from_position(&self.pos, EnPassantMode::Legal).to_string();
-        let repetition = !self.seen.insert(position_key(&fen_before).to_owned());
+        let mut fen_before = String::with_capacity(FEN_CAPACITY);
+        Fen::from_position(&self.pos, EnPassantMode::Legal).append_to_string(&mut fen_before);
+        // The position as a FEN without its move counters would be (board, turn,
+        // castling rights, legal en passant square): what a repetition repeats.
+        let repetition = !self
+            .seen
+            .insert(self.pos.zobrist_hash(EnPassantMode::Legal));
         let legal_moves = u32::try_from(self.pos.legal_moves().len()).unwrap_or(u32::MAX);
         let uci = UciMove::from_move(m, self.castling).to_string();
         let san = SanPlus::from_move_and_play_unchecked(&mut self.pos, m).to_string();
@@ -348,12 +363,4 @@ pub(super) fn variant_from_tag(name: &str) -> Option<Variant> {
         "chess960" | "fischerandom" | "fischerrandom" | "frc" | "960" => Some(Variant::Chess960),
         _ => None,
     }
-}
-
-/// The FEN without its move counters: equal keys are the same position for repetition.
-pub(super) fn position_key(fen: &str) -> &str {
-    fen.match_indices(' ')
-        .nth(3)
-        .and_then(|(at, _)| fen.get(..at))
-        .unwrap_or(fen)
 }

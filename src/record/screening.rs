@@ -190,6 +190,16 @@ pub struct MatchTotals {
 }
 
 impl MatchTotals {
+    /// Adds the analysed (not excluded) moves among these plies, as [`totals`] counts
+    /// them: a player's totals are built game by game.
+    pub fn add_plies<'a>(&mut self, plies: impl IntoIterator<Item = &'a PlyReport>) {
+        for p in plies {
+            if let (None, Some(m)) = (p.excluded, &p.screening) {
+                self.add(m);
+            }
+        }
+    }
+
     /// Adds one move.
     pub fn add(&mut self, m: &ScreeningMove) {
         self.moves += 1;
@@ -223,10 +233,6 @@ impl MatchTotals {
 /// none has screening data.
 pub fn totals<'a>(plies: impl IntoIterator<Item = &'a PlyReport>) -> Option<MatchTotals> {
     let mut t = MatchTotals::default();
-    for p in plies {
-        if let (None, Some(m)) = (p.excluded, &p.screening) {
-            t.add(m);
-        }
-    }
+    t.add_plies(plies);
     (t.moves > 0).then_some(t)
 }

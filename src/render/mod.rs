@@ -1,6 +1,7 @@
 //! Every text output of a report, above the report it renders: annotated PGN
 //! ([`annotated_pgn`]), Crafty's `annotate` output ([`crafty_annotate`]), Regan's log and
-//! results file ([`matchlog`]) and the CLI's table ([`player_table`]); and the small rules
+//! results file ([`matchlog`]), the streamed report's lines ([`ndjson`]) and the CLI's table
+//! ([`player_table`]); and the small rules
 //! the page shares (move numbers, NAG symbols). Pure: the caller writes the text wherever
 //! it goes.
 //!
@@ -9,6 +10,7 @@
 
 mod crafty;
 pub mod matchlog;
+pub mod ndjson;
 mod pgn;
 mod table;
 
@@ -16,7 +18,7 @@ pub use crafty::{
     CraftyError, CraftyOptions, CraftyOutput, crafty_annotate, crafty_output, parse_move_range,
 };
 pub use pgn::annotated_pgn;
-pub use table::player_table;
+pub use table::{player_table, player_table_of};
 
 use std::{fmt::Display, str::FromStr};
 

@@ -56,6 +56,13 @@ fn assessment_lines(report: &Report) -> String {
 
 /// The per-player table printed to stdout: the assessment first, then the statistics.
 pub fn player_table(report: &Report) -> String {
+    let failed = report.games.iter().filter(|g| g.error.is_some()).count();
+    player_table_of(report, failed)
+}
+
+/// [`player_table`] of a report whose games were not kept (a streamed run): `failed` of
+/// them could not be imported.
+pub fn player_table_of(report: &Report, failed: usize) -> String {
     let mut out = assessment_lines(report);
     out += &format!(
         "{:<28} {:>5} {:>6} {:>6} {:>6} {:>14} {:>4} {:>4} {:>4} {:>6} {:>16} {:>6}\n",
@@ -118,7 +125,6 @@ pub fn player_table(report: &Report) -> String {
             p.verdict.as_deref().unwrap_or("-")
         ));
     }
-    let failed = report.games.iter().filter(|g| g.error.is_some()).count();
     if failed > 0 {
         out.push_str(&format!(
             "{failed} game(s) could not be imported (see stderr)\n"

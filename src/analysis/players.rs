@@ -1,0 +1,189 @@
+//! The players of a batch, built game by game: what each player's summary needs from a
+//! game is taken from it when the game is added (its moves' samples, decisions, tested
+//! moves, timings, the classifier's and screening's running totals, the assessment's
+//! signals of its sides), so the games themselves need not be kept. A whole report and a
+//! streamed one add the same games in the same order and get the same players.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::{Models, classifier_engine_score, signals};
+use crate::{
+    accuracy::{self, Sample},
+    game::Side,
+    model::{assessment::Signals, classifier::ClassifierStats},
+    plan::Exclusion,
+    record::screening::MatchTotals,
+    report::{GameReport, PlayerReport},
+    stats::{
+        calibration::Unscreened,
+        haworth::{self, Decision},
+        regan::{self, Tested},
+        time::{self, TimedMove},
+    },
+};
+
+/// One player's running aggregate.
+struct Acc {
+    name: String,
+    games: usize,
+    white: usize,
+    black: usize,
+    samples: Vec<Sample>,
+    excluded: BTreeMap<Exclusion, usize>,
+    /// Per game, in input order.
+    timed: Vec<Vec<TimedMove>>,
+    decisions: Vec<Decision>,
+    tested: Vec<Tested>,
+    elos: Vec<f64>,
+    classified: ClassifierStats,
+    matches: MatchTotals,
+    positive_rates: Vec<f64>,
+    /// The assessment's signals of each of the player's sides that had them.
+    signals: Vec<Signals>,
+}
+
+/// Every player seen so far, in order of first appearance, matched by name
+/// (case-insensitive).
+#[derive(Default)]
+pub(super) struct Players {
+    order: Vec<String>,
+    by_key: HashMap<String, Acc>,
+}
+
+impl Players {
+    /// Adds both sides of a game (a failed game adds nothing), with the assessment's
+    /// signals of each side when it has them.
+    pub(super) fn add(&mut self, g: &GameReport, models: &Models, signals: [Option<Signals>; 2]) {
+        if g.error.is_some() {
+            return;
+        }
+        let w = accuracy::weights(&g.plies);
+        for (side, signals) in [Side::White, Side::Black].into_iter().zip(signals) {
+            let name = g.sides.get(side).player.clone();
+            let key = name.to_lowercase();
+            let acc = match self.by_key.get_mut(&key) {
+                Some(acc) => acc,
+                None => {
+                    self.order.push(key.clone());
+                    self.by_key.entry(key).or_insert(Acc {
+                        name,
+                        games: 0,
+                        white: 0,
+                        black: 0,
+                        samples: Vec::new(),
+                        excluded: BTreeMap::new(),
+                        timed: Vec::new(),
+                        decisions: Vec::new(),
+                        tested: Vec::new(),
+                        elos: Vec::new(),
+                        classified: ClassifierStats::default(),
+                        matches: MatchTotals::default(),
+                        positive_rates: Vec::new(),
+                        signals: Vec::new(),
+                    })
+                }
+            };
+            if let Some(e) = signals::tag_rating(g, side) {
+                acc.elos.push(e);
+            }
+            acc.tested
+                .extend(regan::side_sample(g.index, &g.plies, side));
+            let mine = || g.plies.iter().filter(move |p| p.side == side);
+            if let Some(c) = models.classifier {
+                c.add_to(&mut acc.classified, mine());
+            }
+            acc.matches.add_plies(mine());
+            if let Some(r) = g
+                .sides
+                .get(side)
+                .classifier
+                .as_ref()
+                .and_then(|c| c.positive_rate)
+            {
+                acc.positive_rates.push(r);
+            }
+            acc.timed.push(time::timed_moves(&g.plies, side));
+            acc.decisions.extend(haworth::decisions(&g.plies, side));
+            acc.games += 1;
+            match side {
+                Side::White => acc.white += 1,
+                Side::Black => acc.black += 1,
+            }
+            let (s, e) = accuracy::samples(&g.plies, &w, side);
+            acc.samples.extend(s);
+            for (k, v) in e {
+                *acc.excluded.entry(k).or_insert(0) += v;
+            }
+            acc.signals.extend(signals);
+        }
+    }
+
+    /// The players' summaries, in order of first appearance: statistics, screening
+    /// against their rating (entered, by lower-case name, else the mean of their Elo
+    /// tags), verdicts and, with an assessment model, their assessments.
+    pub(super) fn finish(
+        mut self,
+        models: &Models,
+        entered: &HashMap<String, f64>,
+    ) -> Vec<PlayerReport> {
+        let Models {
+            classifier,
+            calibration,
+            assessment,
+        } = *models;
+        let order = std::mem::take(&mut self.order);
+        order
+            .iter()
+            .filter_map(|k| self.by_key.remove(k).map(|a| (k, a)))
+            .map(|(key, a)| {
+                let rating = entered.get(key).copied().or_else(|| {
+                    (!a.elos.is_empty()).then(|| a.elos.iter().sum::<f64>() / a.elos.len() as f64)
+                });
+                let ipr = calibration.and_then(|c| c.ipr(&a.tested));
+                let screening = match (calibration, rating) {
+                    (None, _) => Err(Unscreened::NoCalibration),
+                    (Some(_), None) => Err(Unscreened::NoRating),
+                    (Some(c), Some(r)) => c.screen(&a.tested, r).ok_or(Unscreened::NoMoves),
+                };
+                let (verdict, evidence) = crate::stats::calibration::verdict(
+                    screening.as_ref().map_err(|e| *e),
+                    &a.tested,
+                    10,
+                );
+                let screening = screening.ok();
+                let classified = classifier.map(|_| a.classified);
+                let mut stats = accuracy::summarise(&a.samples, a.excluded);
+                classifier_engine_score(&mut stats, classified.as_ref());
+                let mut player = PlayerReport {
+                    stats,
+                    classifier: classified,
+                    game_positive_rates: a.positive_rates,
+                    rating,
+                    z_scores: screening,
+                    ipr: ipr.map(|i| i.elo),
+                    ipr_range: ipr.map(|i| (i.low, i.high)),
+                    time: time::time_stats(&a.timed),
+                    name: a.name,
+                    games: a.games,
+                    white_games: a.white,
+                    black_games: a.black,
+                    competence: haworth::competence(&a.decisions, false),
+                    regan: regan::fit(&a.tested),
+                    verdict: Some(verdict),
+                    evidence,
+                    matches: (a.matches.moves > 0).then_some(a.matches),
+                    assessment: None,
+                };
+                if let Some(model) = assessment {
+                    let assessed =
+                        signals::player_signals(&player, &a.signals).and_then(|s| model.assess(&s));
+                    if let Some(x) = &assessed {
+                        player.stats.engine_score = Some(x.probability);
+                    }
+                    player.assessment = assessed;
+                }
+                player
+            })
+            .collect()
+    }
+}
