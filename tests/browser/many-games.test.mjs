@@ -120,3 +120,49 @@ test('2,000 games: a virtualised list that sorts, filters and opens a game, on d
     }
   }
 });
+
+test('a file of 8,000 games is imported in a worker: "Importing: N games" counts up while the page keeps drawing', { skip: SKIP }, async () => {
+  const N = 8000;
+  const { pgn } = manyGames(N);
+  const { context, page, errors } = await openPage(browser, `${site.origin}/?depth=1&lines=1&workers=1&nosw=1`);
+  // Every animation frame the page draws, and every text of the progress line, timed.
+  await page.evaluate(() => {
+    const probe = { frames: [], texts: [] };
+    window.probe = probe;
+    const tick = () => {
+      probe.frames.push(performance.now());
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+    const text = document.querySelector('#progress-text');
+    new MutationObserver(() => probe.texts.push([performance.now(), text.textContent])).observe(text, {
+      childList: true,
+      characterData: true,
+      subtree: true,
+    });
+  });
+  const runs = await page.evaluate(() => window.fairsight.state.runs);
+  await page.setInputFiles('#file', { name: 'season.pgn', mimeType: 'application/x-chess-pgn', buffer: Buffer.from(pgn) });
+  await page.waitForFunction(() => /^Importing: [1-9]/.test(document.querySelector('#progress-text').textContent), null, { polling: 20 });
+  await page.screenshot({ path: path.join(shots, 'many-games-importing.png') });
+  await page.waitForFunction((n) => window.fairsight.state.runs > n, runs, { timeout: 300000 });
+  const report = JSON.parse(await page.evaluate(() => window.fairsight.state.reportJson));
+  assert.equal(report.games.length, N);
+  const { frames, texts } = await page.evaluate(() => window.probe);
+  const at = texts.findIndex(([, t]) => /^Importing: /.test(t));
+  assert.ok(at >= 0, `no import progress: ${JSON.stringify(texts.slice(0, 5))}`);
+  const end = texts.findIndex(([, t], i) => i > at && !/^Importing: /.test(t));
+  assert.ok(end > at, 'the import ends');
+  assert.match(texts[end][1], new RegExp(`^Imported ${N} games`));
+  const counts = texts.slice(at, end).map(([, t]) => Number(/^Importing: (\d+) games?…$/.exec(t)[1]));
+  assert.deepEqual(counts, [...counts].sort((a, b) => a - b), 'the count only grows');
+  assert.ok(new Set(counts.filter((c) => c > 0 && c < N)).size >= 3, `counts seen: ${counts.join(', ')}`);
+  // The main thread stays free while the worker imports: frames keep coming.
+  const [from, to] = [texts[at][0], texts[end][0]];
+  const during = [from, ...frames.filter((t) => t > from && t < to), to];
+  const gaps = during.slice(1).map((t, i) => t - during[i]);
+  assert.ok(to - from > 300, `the import took ${Math.round(to - from)} ms`);
+  assert.ok(Math.max(...gaps) < 400, `longest frame gap ${Math.round(Math.max(...gaps))} ms of a ${Math.round(to - from)} ms import`);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
