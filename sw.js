@@ -19,6 +19,8 @@ const PRECACHE = [
   'www/view/movemap.js',
   'www/view/players.js',
   'www/view/explain.js',
+  'www/analyzer.js',
+  'www/analyzer-worker.js',
   'www/pool.js',
   'www/shell.js',
   'www/style.css',

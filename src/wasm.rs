@@ -297,6 +297,11 @@ struct GameSummary {
     error: Option<String>,
 }
 
+/// How many games [`Analyzer::with_progress`] imports between two progress calls: often
+/// enough for a steady count (a few thousand games a second), rarely enough to cost
+/// nothing.
+pub const IMPORT_PROGRESS_EVERY: usize = 100;
+
 /// A batch analysis. See the module docs.
 #[wasm_bindgen]
 pub struct Analyzer {
@@ -314,8 +319,46 @@ impl Analyzer {
     /// label goes in `settings.book`.
     #[wasm_bindgen(constructor)]
     pub fn new(pgn: &str, settings: JsValue, book: Option<Vec<u8>>) -> Result<Analyzer, JsError> {
+        Analyzer::from_pgn(pgn, settings, book, None)
+    }
+
+    /// As the constructor, telling `on_progress(games)` how many games are imported so
+    /// far: every [`IMPORT_PROGRESS_EVERY`] games and once at the end. The page's import
+    /// worker forwards it, so a file of thousands of games shows its progress.
+    #[wasm_bindgen(js_name = withProgress)]
+    pub fn with_progress(
+        pgn: &str,
+        settings: JsValue,
+        book: Option<Vec<u8>>,
+        on_progress: &js_sys::Function,
+    ) -> Result<Analyzer, JsError> {
+        Analyzer::from_pgn(pgn, settings, book, Some(on_progress))
+    }
+
+    fn from_pgn(
+        pgn: &str,
+        settings: JsValue,
+        book: Option<Vec<u8>>,
+        on_progress: Option<&js_sys::Function>,
+    ) -> Result<Analyzer, JsError> {
         let settings = settings_from(settings)?;
-        let games = crate::pgn::import(pgn);
+        let tell = |n: usize| -> Result<(), JsError> {
+            match on_progress {
+                Some(f) => f
+                    .call1(&JsValue::NULL, &JsValue::from(n as f64))
+                    .map(|_| ())
+                    .map_err(|e| JsError::new(&format!("import progress: {e:?}"))),
+                None => Ok(()),
+            }
+        };
+        let mut games = Vec::new();
+        for game in crate::pgn::games(pgn) {
+            games.push(game);
+            if games.len() % IMPORT_PROGRESS_EVERY == 0 {
+                tell(games.len())?;
+            }
+        }
+        tell(games.len())?;
         let analysis = match book {
             None => Analysis::new(games, settings, &crate::book::NoBook),
             Some(bytes) => {

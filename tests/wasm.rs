@@ -4,10 +4,10 @@
 #![cfg(target_arch = "wasm32")]
 
 use fairsight::wasm::{
-    Analyzer, EngineSession, JobCache, annotate_report, move_number, nag_table, normalise_report,
-    pv_text, win_percent,
+    Analyzer, EngineSession, IMPORT_PROGRESS_EVERY, JobCache, annotate_report, move_number,
+    nag_table, normalise_report, pv_text, win_percent,
 };
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -50,6 +50,32 @@ fn imports_games_and_reports_the_bad_one() {
     assert!(a.job_label(1).is_err());
     assert_eq!(a.total_positions(), 2);
     assert_eq!(a.done_positions(), 0);
+}
+
+#[wasm_bindgen_test]
+fn import_progress_counts_the_games_as_they_are_read() {
+    // 250 games: calls at 100 and 200, then the total; the analysis is the constructor's.
+    let pgn = "[White \"Ann\"]\n[Black \"Bob\"]\n\n1. e4 e5 *\n\n".repeat(250);
+    let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let sink = seen.clone();
+    let f = wasm_bindgen::closure::Closure::<dyn FnMut(f64)>::new(move |n: f64| {
+        sink.borrow_mut().push(n)
+    });
+    let a = ok(Analyzer::with_progress(
+        &pgn,
+        settings(),
+        None,
+        f.as_ref().unchecked_ref(),
+    ));
+    assert_eq!(IMPORT_PROGRESS_EVERY, 100);
+    assert_eq!(*seen.borrow(), vec![100.0, 200.0, 250.0]);
+    assert_eq!(
+        a.report_json(),
+        ok(Analyzer::new(&pgn, settings(), None)).report_json()
+    );
+    // A callback that throws is a JsError, not a panic.
+    let bad = js_sys::Function::new_with_args("n", "throw new Error('no')");
+    assert!(Analyzer::with_progress(&pgn, settings(), None, &bad).is_err());
 }
 
 #[wasm_bindgen_test]

@@ -1,9 +1,9 @@
 // The page controller: input (drop, paste, pick, sample, saved report), settings, the
 // engine pool, the cache, progress, rendering and exports. Chess logic lives in the core
-// (wasm), the IndexedDB cache too (`JobCache`); rendering in view/ (index.js); engines in
-// pool.js.
+// (wasm), the IndexedDB cache too (`JobCache`); the run's `Analyzer` (import, plan,
+// results, report) in its own worker (analyzer.js), off the main thread; rendering in
+// view/ (index.js); engines in pool.js.
 import init, {
-  Analyzer,
   EngineSession,
   JobCache,
   annotateReport,
@@ -15,6 +15,7 @@ import init, {
 } from './pkg/fairsight.js';
 import { Chessground } from './pkg/chessground/chessground.min.js';
 import { renderGame, renderGameList, renderMoveMap, renderPlayers, renderSummary } from './view/index.js';
+import { AnalyzerWorker } from './analyzer.js';
 import { BUILDS, EnginePool, defaultWorkers } from './pool.js';
 import { buildShell } from './shell.js';
 
@@ -72,6 +73,13 @@ function clock(seconds) {
   const s = Math.max(0, Math.round(seconds));
   const m = Math.floor(s / 60);
   return `${m}:${String(s % 60).padStart(2, '0')}`;
+}
+
+/** The import's progress: games read so far (the bar has no end yet). */
+function showImport(games) {
+  $('status').classList.remove('hidden');
+  $('bar').removeAttribute('value');
+  $('progress-text').textContent = `Importing: ${games} game${games === 1 ? '' : 's'}…`;
 }
 
 function showProgress(done, total, text) {
@@ -318,10 +326,18 @@ let renderCost = 0;
 
 function scheduleRender(analyzer) {
   if (state.renderTimer) return;
-  state.renderTimer = setTimeout(() => {
-    state.renderTimer = null;
+  state.renderTimer = setTimeout(async () => {
     const t = performance.now();
-    setReport(analyzer.reportJson());
+    let json;
+    try {
+      json = await analyzer.report();
+    } catch {
+      return; // the run ended meanwhile: its last report is shown
+    } finally {
+      state.renderTimer = null;
+    }
+    if (state.status !== 'running') return;
+    setReport(json);
     renderCost = performance.now() - t;
   }, Math.max(2000, 10 * renderCost));
 }
@@ -333,43 +349,45 @@ async function analyse(text) {
   clearMessages();
   setStatus('running');
   const { settings, workers, build } = readSettings();
-  let analyzer;
+  // The import, the plan and every result run in the analyzer's worker: a file of
+  // thousands of games never blocks the page, which shows the games read so far.
+  const analyzer = new AnalyzerWorker({ onProgress: showImport });
+  let plan;
   try {
     const book = await loadBook();
     settings.book = book.label;
-    analyzer = new Analyzer(text, settings, book.bytes);
-    for (const line of $('ratings').value.split('\n').map((l) => l.trim()).filter(Boolean)) {
-      analyzer.setRatingText(line);
-    }
+    showImport(0);
+    plan = await analyzer.open(text, settings, book.bytes, ratingLines());
   } catch (err) {
-    analyzer?.free();
+    analyzer.terminate();
+    $('status').classList.add('hidden');
     message(err.message || String(err));
     setStatus('idle');
     return;
   }
-  const games = analyzer.games();
+  const { games, jobs, total } = plan;
   if (!games.some((g) => !g.error && g.plies > 0)) {
-    analyzer.free();
+    analyzer.terminate();
     nothingToAnalyse(text, games);
     return;
   }
   for (const g of games) if (g.error) message(g.error);
+  $('progress-text').textContent = `Imported ${games.length} game${games.length === 1 ? '' : 's'}: preparing the report…`;
 
   state.game = null;
-  const full = analyzer.settings();
-  const jobs = Array.from({ length: analyzer.jobCount() }, (_, i) => analyzer.jobJson(i));
+  const full = plan.settings;
   // Messages about a job name its game (the core's words), never only an index.
-  const labels = jobs.map((_, i) => analyzer.jobLabel(i));
-  const total = analyzer.totalPositions();
+  const labels = plan.labels;
   // The cache's key (the core's, the CLI's) holds the engine's name, known before any
   // engine starts from the jobs of this build stored earlier (none: nothing is cached).
   const cachedName = await state.cache.engineName(build);
   const pending = [];
+  let done = 0; // positions done, as the analyzer last said
   for (let i = 0; i < jobs.length; i++) {
     const hit = cachedName === undefined ? undefined : await state.cache.get(jobs[i], build, cachedName, full.hashMb);
     if (hit !== undefined) {
       try {
-        analyzer.addResultJson(hit);
+        done = await analyzer.add(hit);
         continue;
       } catch {
         // A stale entry: analyse again.
@@ -377,14 +395,13 @@ async function analyse(text) {
     }
     pending.push(i);
   }
-  const cached = analyzer.donePositions();
+  const cached = done;
   const engineName = cached > 0 ? cachedName : null;
   analyzer.setEngine(engineName ?? '', build);
-  setReport(analyzer.reportJson());
+  setReport(await analyzer.report());
 
   const started = performance.now();
   const progress = () => {
-    const done = analyzer.donePositions();
     const fresh = done - cached;
     const elapsed = (performance.now() - started) / 1000;
     let text = `${done} / ${total} positions`;
@@ -433,32 +450,31 @@ async function analyse(text) {
   const outcome = await pool.run({
     jobs: pending.map((i) => jobs[i]),
     onPartial: (k, json) => {
-      try {
-        analyzer.addResultJson(json);
-      } catch (err) {
-        message(`The result for ${labels[pending[k]]} was rejected: ${err.message || err}`);
-        return;
-      }
-      stats.firstMs ??= performance.now() - started;
       if (pool.engineName) analyzer.setEngine(pool.engineName, build);
-      progress();
-      scheduleRender(analyzer);
+      analyzer.add(json).then(
+        (d) => {
+          done = d;
+          stats.firstMs ??= performance.now() - started;
+          progress();
+          scheduleRender(analyzer);
+        },
+        (err) => message(`The result for ${labels[pending[k]]} was rejected: ${err.message || err}`),
+      );
     },
     onResult: (k, json, engineMs) => {
       stats.engineMs += engineMs;
       const i = pending[k];
-      try {
-        analyzer.addResultJson(json);
-      } catch (err) {
-        message(`The result for ${labels[i]} was rejected: ${err.message || err}`);
-        return;
-      }
-      if (pool.engineName) {
-        analyzer.setEngine(pool.engineName, build);
-        store(i, pool.engineName, json);
-      }
-      progress();
-      scheduleRender(analyzer);
+      const name = pool.engineName;
+      if (name) analyzer.setEngine(name, build);
+      analyzer.add(json).then(
+        (d) => {
+          done = d;
+          if (name) store(i, name, json);
+          progress();
+          scheduleRender(analyzer);
+        },
+        (err) => message(`The result for ${labels[i]} was rejected: ${err.message || err}`),
+      );
     },
     onLog: (m) => message(m, 'warning'),
     label: (k) => labels[pending[k]],
@@ -468,6 +484,9 @@ async function analyse(text) {
   state.renderTimer = null;
   state.pool = null;
   analyzer.setEngine(pool.engineName ?? engineName ?? '', build);
+  // Asked after every result was added (the worker answers in order): the whole report.
+  const reportJson = await analyzer.report();
+  analyzer.terminate();
   for (const f of outcome.failures) {
     const label = labels[pending[f.job]];
     message(
@@ -477,7 +496,6 @@ async function analyse(text) {
   const seconds = (performance.now() - started) / 1000;
   stats.wallMs = seconds * 1000;
   state.lastRun = stats;
-  const done = analyzer.donePositions();
   showProgress(
     done,
     total,
@@ -487,8 +505,7 @@ async function analyse(text) {
         ? `Done: ${done} / ${total} positions analysed in ${seconds.toFixed(1)} s; the others could not be (see above).`
         : `Done: ${total} positions in ${seconds.toFixed(1)} s${cached ? ` (${cached} from cache)` : ''}.`,
   );
-  setReport(analyzer.reportJson());
-  analyzer.free();
+  setReport(reportJson);
   state.runs++;
   setStatus(outcome.cancelled ? 'cancelled' : 'done');
   foldInput(true);

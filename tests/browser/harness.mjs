@@ -137,3 +137,34 @@ export function cli(args) {
 export function shot(page, name) {
   return page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
 }
+
+const RESULTS = ['1-0', '0-1', '1/2-1/2'];
+
+/**
+ * `n` short games of 60 players (a deterministic generator: the same file every run),
+ * each the first six plies of the Ruy Lopez, all in the built-in book. Returns the PGN
+ * and each game's players, in input order.
+ */
+export function manyGames(n) {
+  let seed = 12345; // mulberry32
+  const next = (k) => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) % k;
+  };
+  const players = Array.from({ length: 60 }, (_, i) => `Player${String(i).padStart(3, '0')}`);
+  const games = [];
+  const text = [];
+  for (let g = 0; g < n; g++) {
+    const white = players[next(60)];
+    let black = players[next(60)];
+    if (black === white) black = players[(players.indexOf(white) + 1) % 60];
+    const result = RESULTS[next(3)];
+    games.push({ white, black, result });
+    text.push(
+      `[Event "Season round ${Math.floor(g / 50) + 1}"]\n[White "${white}"]\n[Black "${black}"]\n[Result "${result}"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 ${result}\n`,
+    );
+  }
+  return { pgn: text.join('\n'), games };
+}

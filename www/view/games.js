@@ -7,7 +7,8 @@
 // header, `aria-sort` on the sorted one); a player filter keeps the games of matching
 // players. Selecting a row (click, Enter or Space) opens the game; the table is one Tab
 // stop, ↑/↓ (Home/End) move between its games. Above it, a "what it means" button for
-// each kind of column.
+// each kind of column. The list is virtualised (thousands of games): only the rows on
+// screen and a few more are in the DOM.
 
 import { h } from './dom.js';
 import { info } from './explain.js';
@@ -134,17 +135,38 @@ function sortHeader(key, content, attrs, sort, onSort) {
   return h('th', { ...attrs, 'aria-sort': dir }, button);
 }
 
+// Rows rendered beyond those on screen, above and below: a scroll of a few rows shows
+// rows already built, and the rows a key press moves to are always in the DOM.
+const OVERSCAN = 10;
+
+// A row's height before any is measured (desktop, one line).
+const ROW_HEIGHT_GUESS = 34;
+
+// The list shown in each container: its rows in table order, the window of them in the
+// DOM, the measured row height, its scroll position and the game holding the Tab stop.
+const lists = new WeakMap();
+
 /**
  * The table of games. `onSelect(gameIndex)` is called when an imported game's row is
  * clicked (or activated with Enter/Space); `selected` is the shown game's index; `sort`
  * ({key, dir}) the order, `onSort(sort)` asks for another; `filter` a player's name or
  * part of it. Returns how many games are shown of how many.
+ *
+ * The list is virtualised: it scrolls in a box of bounded height, and only the rows on
+ * screen (plus OVERSCAN above and below) are in the DOM; spacers stand for the others,
+ * sized by the measured row height. The table says how many rows it has
+ * (`aria-rowcount`, and `aria-rowindex` on each row). Rendering again with the same
+ * report, order and filter keeps the scroll position; another order or filter starts at
+ * the top.
  */
 export function renderGameList(container, report, { selected = null, onSelect, sort = null, onSort, filter = '' } = {}) {
   const active = document.activeElement;
   const hadFocus = container.contains(active);
   const focusSort = hadFocus ? active.getAttribute?.('data-sort') : null;
-  const focusRow = hadFocus && active.classList?.contains('game-row') ? active.getAttribute('data-game') : null;
+  const focusRow = hadFocus && active.classList?.contains('game-row') ? Number(active.getAttribute('data-game')) : null;
+  const prev = lists.get(container);
+  prev?.observer?.disconnect();
+  lists.delete(container);
   container.replaceChildren();
   const games = arr(report?.games);
   if (!games.length) {
@@ -154,7 +176,7 @@ export function renderGameList(container, report, { selected = null, onSelect, s
   const th = (key, label, attrs = {}) => sortHeader(key, label, { scope: 'col', ...attrs }, sort, onSort);
   const headTop = h(
     'tr',
-    null,
+    { 'aria-rowindex': 1 },
     th('index', '#', { rowspan: 2, class: 'num' }),
     h('th', { scope: 'colgroup', colspan: 2, class: 'group', text: 'White' }),
     h('th', { scope: 'colgroup', colspan: 2, class: 'group', text: 'Black' }),
@@ -163,7 +185,7 @@ export function renderGameList(container, report, { selected = null, onSelect, s
     h('th', { scope: 'colgroup', colspan: SIDE_COLS.length, class: 'group', text: "Black's moves" }),
     th('event', 'Event', { rowspan: 2 }),
   );
-  const headSub = h('tr', null);
+  const headSub = h('tr', { 'aria-rowindex': 2 });
   const hidden = (side) => h('span', { class: 'visually-hidden', text: `${SIDE_NAME[side]} ` });
   for (const side of SIDES) {
     headSub.append(
@@ -182,71 +204,12 @@ export function renderGameList(container, report, { selected = null, onSelect, s
       );
     });
   }
+  const all = ordered(games, sort);
+  const rows = all.filter((r) => matches(r.game, filter));
   const body = h('tbody');
-  let shown = 0;
-  let total = 0;
-  for (const { game, pos } of ordered(games, sort)) {
-    const index = indexOf(game, pos);
-    total++;
-    if (!matches(game, filter)) continue;
-    shown++;
-    const numCell = h('td', { class: 'num', text: String(index + 1) });
-    if (game.error) {
-      body.append(
-        h('tr', { class: 'error' }, numCell,
-          h('td', { colspan: 6 + 2 * SIDE_COLS.length }, h('span', { class: 'error-label', text: 'Not imported: ' }), str(game.error))),
-      );
-      continue;
-    }
-    const sides = obj(game.sides);
-    const row = h(
-      'tr',
-      { class: 'game-row', tabindex: -1, 'data-game': index },
-      numCell,
-    );
-    for (const side of SIDES) {
-      row.append(h('td', { class: 'name group-start', text: nameOf(game, side) }), flagCell(obj(sides[side]), report));
-    }
-    row.append(h('td', { class: 'result', text: result(game) }));
-    for (const side of SIDES) {
-      const sd = obj(sides[side]);
-      // data-label: the column's name where a phone shows the row as a card.
-      SIDE_COLS.forEach(([, label, , f], i) =>
-        row.append(h('td', { class: `num${i === 0 ? ' group-start' : ''}`, 'data-label': `${SIDE_NAME[side]} ${label.toLowerCase()}`, text: f(sd) })),
-      );
-    }
-    row.append(h('td', { class: 'event', text: tag(game, 'Event') }));
-    if (index === selected) {
-      row.classList.add('selected');
-      row.setAttribute('aria-current', 'true');
-    }
-    const choose = () => onSelect?.(index);
-    row.addEventListener('click', choose);
-    row.addEventListener('keydown', (e) => {
-      if (e.altKey || e.ctrlKey || e.metaKey) return;
-      if (e.key === 'Enter' || e.key === ' ') {
-        e.preventDefault();
-        choose();
-        return;
-      }
-      // Roving focus: one Tab stop for the table, the arrow keys move between games.
-      const rows = [...body.querySelectorAll('tr.game-row')];
-      const at = rows.indexOf(row);
-      const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: rows.length - 1 }[e.key];
-      if (to === undefined) return;
-      e.preventDefault();
-      const next = rows[Math.max(0, Math.min(rows.length - 1, to))];
-      rove(body, next);
-      next.focus();
-    });
-    body.append(row);
-  }
-  if (!shown) {
-    body.append(h('tr', null, h('td', { colspan: 7 + 2 * SIDE_COLS.length, class: 'empty', text: 'No game of a player matching the filter.' })));
-  }
   const table = h(
     'table',
-    { class: 'games-table' },
+    { class: 'games-table', 'aria-rowcount': rows.length + 2 },
     h('caption', { class: 'visually-hidden', text: 'Games: select one to review it; the column headers sort' }),
     h('thead', null, headTop, headSub),
     body,
@@ -257,21 +220,172 @@ export function renderGameList(container, report, { selected = null, onSelect, s
     const opts = key === 'engineScore' && (report?.assessment || !report?.classifier) ? { signals: [] } : {};
     help.append(' ', h('span', { class: 'column-help' }, text, info(key, opts)));
   }
-  container.append(help, h('div', { class: 'table-scroll' }, table));
-  // The row that takes the Tab stop: the one focused before this render, else the
-  // selected game, else the first.
-  const current =
-    (focusRow !== null && body.querySelector(`tr.game-row[data-game="${focusRow}"]`)) ||
-    body.querySelector('tr.game-row.selected') ||
-    body.querySelector('tr.game-row');
-  if (current) rove(body, current);
+  const scroller = h('div', { class: 'table-scroll games-scroll' }, table);
+  container.append(help, scroller);
+
+  const view = `${games.length}|${sort?.key || 'index'}|${sort?.dir || 'ascending'}|${filter.trim().toLowerCase()}`;
+  const list = {
+    rows,
+    body,
+    scroller,
+    report,
+    selected,
+    onSelect,
+    rowHeight: prev?.rowHeight || ROW_HEIGHT_GUESS,
+    start: 0,
+    end: 0,
+    built: new Map(),
+    // The game holding the table's Tab stop: the one focused before, else the selected
+    // one, else the first shown.
+    tabGame: [focusRow, prev?.view === view ? prev.tabGame : null, selected].find((g) => g !== null && rows.some((r) => indexOf(r.game, r.pos) === g)) ??
+      (rows.length ? indexOf(rows[0].game, rows[0].pos) : null),
+    view,
+  };
+  lists.set(container, list);
+  if (prev?.view === view) scroller.scrollTop = prev.scrollTop;
+  draw(list, true);
+  let frame = 0;
+  scroller.addEventListener('scroll', () => {
+    list.scrollTop = scroller.scrollTop;
+    if (!frame) {
+      frame = requestAnimationFrame(() => {
+        frame = 0;
+        draw(list);
+      });
+    }
+  }, { passive: true });
+  // The box's height changes with the window and when the results are first shown.
+  if (typeof ResizeObserver === 'function') {
+    list.observer = new ResizeObserver(() => draw(list));
+    list.observer.observe(scroller);
+  }
   if (focusSort) container.querySelector(`button[data-sort="${CSS.escape(focusSort)}"]`)?.focus({ preventScroll: true });
-  else if (hadFocus) current?.focus({ preventScroll: true });
-  return { shown, total };
+  else if (hadFocus) body.querySelector('tr.game-row[tabindex="0"]')?.focus({ preventScroll: true });
+  return { shown: rows.length, total: all.length };
 }
 
-/** Gives `row` the table's one Tab stop. */
-function rove(body, row) {
-  for (const r of body.querySelectorAll('tr.game-row[tabindex="0"]')) r.setAttribute('tabindex', '-1');
-  row.setAttribute('tabindex', '0');
+/** The game shown in the container's list at table position `pos`, made visible and focused. */
+function focusAt(list, pos) {
+  const at = Math.max(0, Math.min(list.rows.length - 1, pos));
+  const { game, pos: p } = list.rows[at];
+  list.tabGame = indexOf(game, p);
+  if (at < list.start || at >= list.end) {
+    // Far off screen (End, Home): scroll there by the estimated height first.
+    const top = bodyTop(list) + at * list.rowHeight - list.scroller.clientHeight / 2;
+    list.scroller.scrollTop = Math.max(0, top);
+    list.scrollTop = list.scroller.scrollTop;
+  }
+  draw(list, true);
+  const row = list.body.querySelector(`tr.game-row[data-game="${list.tabGame}"]`);
+  row?.focus();
+}
+
+/** Where the table's body starts in the scrolling box's content. */
+function bodyTop(list) {
+  return list.body.getBoundingClientRect().top - list.scroller.getBoundingClientRect().top + list.scroller.scrollTop;
+}
+
+/**
+ * Puts in the DOM the rows on screen and OVERSCAN either side, with spacers standing for
+ * the others; then measures the rendered rows to size the spacers better. `force` draws
+ * even when the window has not moved.
+ */
+function draw(list, force = false) {
+  const { rows, body, scroller } = list;
+  const n = rows.length;
+  if (!n) {
+    body.replaceChildren(h('tr', null, h('td', { colspan: 7 + 2 * SIDE_COLS.length, class: 'empty', text: 'No game of a player matching the filter.' })));
+    return;
+  }
+  const viewHeight = scroller.clientHeight || innerHeight;
+  const top = Math.max(0, scroller.scrollTop - bodyTop(list));
+  const first = Math.min(n - 1, Math.floor(top / list.rowHeight));
+  const start = Math.max(0, first - OVERSCAN);
+  const end = Math.min(n, first + Math.ceil(viewHeight / list.rowHeight) + 1 + OVERSCAN);
+  if (!force && start === list.start && end === list.end) return;
+  const active = document.activeElement;
+  const refocus = body.contains(active) && active.classList.contains('game-row') ? active.getAttribute('data-game') : null;
+  const built = new Map();
+  const children = [spacer(start * list.rowHeight)];
+  for (let k = start; k < end; k++) {
+    const { game, pos } = rows[k];
+    const index = indexOf(game, pos);
+    const row = list.built.get(index) ?? gameRow(list, game, pos);
+    row.setAttribute('aria-rowindex', String(k + 3));
+    row.classList.toggle('selected', index === list.selected);
+    if (index === list.selected) row.setAttribute('aria-current', 'true');
+    else row.removeAttribute('aria-current');
+    if (row.classList.contains('game-row')) row.setAttribute('tabindex', index === list.tabGame ? '0' : '-1');
+    built.set(index, row);
+    children.push(row);
+  }
+  children.push(spacer((n - end) * list.rowHeight));
+  body.replaceChildren(...children);
+  list.built = built;
+  list.start = start;
+  list.end = end;
+  // The Tab stop is a rendered row: the tab game's, else the first game row shown.
+  if (!body.querySelector('tr.game-row[tabindex="0"]')) body.querySelector('tr.game-row')?.setAttribute('tabindex', '0');
+  if (refocus !== null) body.querySelector(`tr.game-row[data-game="${refocus}"]`)?.focus({ preventScroll: true });
+  // The spacers take the mean height of the rows drawn (they differ little: a long name
+  // wraps), so the scrollbar stays true to the whole list.
+  const drawn = children.slice(1, -1);
+  const height = drawn.reduce((sum, r) => sum + r.getBoundingClientRect().height, 0) / drawn.length;
+  if (height > 0 && Math.abs(height - list.rowHeight) > 0.5) {
+    list.rowHeight = height;
+    children[0].firstChild.style.height = `${start * height}px`;
+    children.at(-1).firstChild.style.height = `${(n - end) * height}px`;
+  }
+}
+
+/** A row standing for `height` pixels of rows not in the DOM. */
+function spacer(height) {
+  const cell = h('td', { colspan: 7 + 2 * SIDE_COLS.length });
+  cell.style.height = `${height}px`;
+  return h('tr', { class: 'spacer', 'aria-hidden': 'true' }, cell);
+}
+
+/** The row of one game (or of its import error). */
+function gameRow(list, game, pos) {
+  const index = indexOf(game, pos);
+  const numCell = h('td', { class: 'num', text: String(index + 1) });
+  if (game.error) {
+    return h('tr', { class: 'error' }, numCell,
+      h('td', { colspan: 6 + 2 * SIDE_COLS.length }, h('span', { class: 'error-label', text: 'Not imported: ' }), str(game.error)));
+  }
+  const sides = obj(game.sides);
+  const row = h('tr', { class: 'game-row', tabindex: -1, 'data-game': index }, numCell);
+  for (const side of SIDES) {
+    row.append(h('td', { class: 'name group-start', text: nameOf(game, side) }), flagCell(obj(sides[side]), list.report));
+  }
+  row.append(h('td', { class: 'result', text: result(game) }));
+  for (const side of SIDES) {
+    const sd = obj(sides[side]);
+    // data-label: the column's name where a phone shows the row as a card.
+    SIDE_COLS.forEach(([, label, , f], i) =>
+      row.append(h('td', { class: `num${i === 0 ? ' group-start' : ''}`, 'data-label': `${SIDE_NAME[side]} ${label.toLowerCase()}`, text: f(sd) })),
+    );
+  }
+  row.append(h('td', { class: 'event', text: tag(game, 'Event') }));
+  const choose = () => {
+    list.tabGame = index;
+    list.onSelect?.(index);
+  };
+  row.addEventListener('click', choose);
+  row.addEventListener('keydown', (e) => {
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      choose();
+      return;
+    }
+    // Roving focus: one Tab stop for the table, the arrow keys move between games (all
+    // of them, drawn or not).
+    const here = list.rows.findIndex((r) => indexOf(r.game, r.pos) === index);
+    const to = { ArrowDown: here + 1, ArrowUp: here - 1, Home: 0, End: list.rows.length - 1 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    focusAt(list, to);
+  });
+  return row;
 }

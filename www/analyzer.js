@@ -1,0 +1,73 @@
+// fairsight: the page's handle on the core's Analyzer, which runs in its own worker
+// (analyzer-worker.js). GPL-3.0-or-later.
+//
+// Every call returns a promise; the worker answers in the order it was asked, so a
+// report asked for after results were added has them all. Errors are the core's
+// (`JsError` messages) as `Error`s.
+
+export class AnalyzerWorker {
+  /**
+   * Starts the worker. `onProgress(games)` hears how many games are imported so far
+   * while `open` runs.
+   */
+  constructor({ onProgress } = {}) {
+    this.worker = new Worker(new URL('./analyzer-worker.js', import.meta.url), { type: 'module' });
+    this.pending = new Map();
+    this.next = 0;
+    this.worker.onmessage = (e) => {
+      const d = e.data;
+      if (d.type === 'progress') {
+        onProgress?.(d.games);
+        return;
+      }
+      const call = this.pending.get(d.id);
+      this.pending.delete(d.id);
+      if (d.error !== undefined) call?.reject(new Error(d.error));
+      else call?.resolve(d.result);
+    };
+    this.worker.onerror = (e) => {
+      e.preventDefault();
+      const err = new Error(`The analysis core's worker failed: ${e.message || 'it could not start'}`);
+      for (const call of this.pending.values()) call.reject(err);
+      this.pending.clear();
+    };
+  }
+
+  call(op, args) {
+    return new Promise((resolve, reject) => {
+      const id = this.next++;
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ id, op, args });
+    });
+  }
+
+  /**
+   * Imports `pgn` with `settings`, the book's bytes (or undefined) and the rating lines;
+   * resolves to `{games, settings, jobs, labels, total}`: the games' summaries, the
+   * settings in force, each job's JSON and label, the positions to analyse.
+   */
+  open(pgn, settings, book, ratings) {
+    return this.call('open', { pgn, settings, book, ratings });
+  }
+
+  /** Adds a result (JSON, partial or whole); resolves to the positions done. */
+  add(json) {
+    return this.call('add', { json });
+  }
+
+  setEngine(name, build) {
+    return this.call('setEngine', { name, build });
+  }
+
+  /** The report so far as JSON, the CLI's `--json`. */
+  report() {
+    return this.call('report');
+  }
+
+  /** Ends the worker and everything it holds. */
+  terminate() {
+    this.worker.terminate();
+    for (const call of this.pending.values()) call.reject(new Error('the analysis was closed'));
+    this.pending.clear();
+  }
+}
