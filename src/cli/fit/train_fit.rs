@@ -1098,8 +1098,16 @@ pub fn fit(args: FitArgs) -> Result<()> {
         card,
         "Cross-validation: {} folds grouped by game{} (no {} in two folds), seed {}; out-of-fold predictions.\n",
         args.folds,
-        if args.corpus.is_some() { " and by player" } else { "" },
-        if args.corpus.is_some() { "game or player" } else { "game" },
+        if args.corpus.is_some() {
+            " and by player"
+        } else {
+            ""
+        },
+        if args.corpus.is_some() {
+            "game or player"
+        } else {
+            "game"
+        },
         args.seed
     );
     let _ = writeln!(
