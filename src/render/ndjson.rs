@@ -16,7 +16,9 @@
 //! use fairsight::{Analysis, EngineInfo, Settings, render::ndjson};
 //! let report = Analysis::from_pgn("1. e4 e5 *", Settings::default()).report(EngineInfo::default());
 //! let line = ndjson::game_line(&report.games[0]);
-//! assert!(line.starts_with("{\"kind\":\"game\",\"index\":0,") && !line.contains('\n'));
+//! assert!(line.starts_with("{\"kind\":\"game\",\"index\":0,"));
+//! // One line: the newline only at its end.
+//! assert_eq!(line.find('\n'), Some(line.len() - 1));
 //! ```
 
 use serde::Serialize;
@@ -73,7 +75,7 @@ pub fn head_line(report: &Report) -> String {
     )
 }
 
-/// A `game` line.
+/// A `game` line, its newline included.
 pub fn game_line(game: &GameReport) -> String {
     line("game", game)
 }
