@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashSet;
+use std::io::{self, Read};
 use std::ops::ControlFlow;
 
 use pgn_reader::{Nag, Outcome, RawComment, RawTag, Reader, SanPlus, Visitor};
@@ -36,8 +37,21 @@ pub(super) fn import_segment(
         tags: Vec::new(),
     };
     // Buffers as large as the game keep every comment and tag in one piece.
-    let len = scanned.reader_text.len();
-    let mut reader = Reader::build(&*scanned.reader_text)
+    let text: &[u8] = &scanned.reader_text;
+    let len = text.len();
+    // pgn-reader asks for a window of that size before every token and, short of it,
+    // moves what it holds to the front of its buffer: a copy of the rest of the game
+    // per token. Blank lines and spaces after a text that ends its last line (outside a
+    // comment) keep the window full: the movetext ends at the first blank line, as it
+    // ends at the end of the text, and no search that starts in the text finds anything
+    // else in them before the text's own last `\n`.
+    let pad = scanned.unterminated_comment.is_none() && text.last() == Some(&b'\n');
+    let blank_lines: &[u8] = if pad { b"\n\n\n" } else { b"" };
+    let spaces = if pad { len.max(255) + 2 } else { 0 };
+    let source = text
+        .chain(blank_lines)
+        .chain(io::repeat(b' ').take(u64::try_from(spaces).unwrap_or(0)));
+    let mut reader = Reader::build(source)
         .set_supported_tag_line_length(len)
         .set_supported_comment_length(len)
         .finish();
@@ -116,7 +130,11 @@ impl Visitor for Importer<'_> {
     fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Self::Output, Self::Movetext> {
         self.tags.clone_from(&tags);
         match Replay::new(tags, self.index, self.line) {
-            Ok(replay) => ControlFlow::Continue(replay),
+            Ok(mut replay) => {
+                replay.game.plies.reserve(self.moves.len());
+                replay.seen.reserve(self.moves.len());
+                ControlFlow::Continue(replay)
+            }
             Err(kind) => ControlFlow::Break(Err(ImportError {
                 index: self.index,
                 line: self.line,
