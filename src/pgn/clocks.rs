@@ -5,13 +5,16 @@ use crate::game::{Game, Side};
 
 /// Parses a PGN clock value like "1:02:03", "0:00:59.5", "12:34" into seconds.
 pub fn parse_clock(s: &str) -> Option<f64> {
-    let fields: Vec<&str> = s.trim().split(':').collect();
-    if fields.len() > 3 {
+    let s = s.trim();
+    if s.bytes().filter(|&b| b == b':').count() > 2 {
         return None;
     }
-    let (last, whole) = fields.split_last()?;
+    let (whole, last) = match s.rsplit_once(':') {
+        Some((whole, last)) => (Some(whole), last),
+        None => (None, s),
+    };
     let mut seconds = 0.0;
-    for field in whole {
+    for field in whole.into_iter().flat_map(|whole| whole.split(':')) {
         if !field.bytes().all(|b| b.is_ascii_digit()) {
             return None;
         }
@@ -41,6 +44,12 @@ pub fn parse_time_control(tc: &str) -> Option<(f64, f64)> {
 
 /// A non-negative decimal number of seconds ("59", "0.05"); no signs, exponents or "inf".
 pub(super) fn parse_seconds(s: &str) -> Option<f64> {
+    // Whole numbers of up to 15 digits are exact in an f64: the value `parse` gives.
+    if !s.is_empty() && s.len() <= 15 && s.bytes().all(|b| b.is_ascii_digit()) {
+        let n = s.bytes().fold(0u64, |n, b| n * 10 + u64::from(b - b'0'));
+        #[allow(clippy::cast_precision_loss)]
+        return Some(n as f64);
+    }
     let digits = s.bytes().filter(u8::is_ascii_digit).count();
     let dots = s.bytes().filter(|&b| b == b'.').count();
     if digits == 0 || dots > 1 || digits + dots != s.len() {
@@ -95,9 +104,11 @@ pub fn strip_commands(comment: &str, only: Option<&str>) -> String {
 
 /// The argument of a `[%name arg]` command in a comment.
 pub(super) fn command_arg<'c>(comment: &'c str, name: &str) -> Option<&'c str> {
-    let mut rest = comment;
-    while let Some(at) = rest.find("[%") {
-        rest = rest.get(at + 2..)?;
+    let bytes = comment.as_bytes();
+    let mut from = 0;
+    while let Some(at) = bytes.get(from..)?.windows(2).position(|w| w == b"[%") {
+        from += at + 2;
+        let rest = comment.get(from..)?;
         if let Some(args) = rest.strip_prefix(name)
             && args.starts_with(char::is_whitespace)
         {

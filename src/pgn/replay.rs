@@ -3,14 +3,15 @@
 
 use std::borrow::Cow;
 use std::collections::HashSet;
+use std::io::{self, Read};
 use std::ops::ControlFlow;
 
 use pgn_reader::{Nag, Outcome, RawComment, RawTag, Reader, SanPlus, Visitor};
 use shakmaty::fen::Fen;
-use shakmaty::san::{San, SanError};
+use shakmaty::san::{San, SanError, Suffix};
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist128;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position};
+use shakmaty::{Bitboard, CastlingMode, Chess, Color, EnPassantMode, Move, Piece, Position, Role};
 
 use crate::game::{Game, ImportError, ImportErrorKind, Ply, STANDARD_START_FEN, Side, Variant};
 
@@ -36,8 +37,21 @@ pub(super) fn import_segment(
         tags: Vec::new(),
     };
     // Buffers as large as the game keep every comment and tag in one piece.
-    let len = scanned.reader_text.len();
-    let mut reader = Reader::build(&*scanned.reader_text)
+    let text: &[u8] = &scanned.reader_text;
+    let len = text.len();
+    // pgn-reader asks for a window of that size before every token and, short of it,
+    // moves what it holds to the front of its buffer: a copy of the rest of the game
+    // per token. Blank lines and spaces after a text that ends its last line (outside a
+    // comment) keep the window full: the movetext ends at the first blank line, as it
+    // ends at the end of the text, and no search that starts in the text finds anything
+    // else in them before the text's own last `\n`.
+    let pad = scanned.unterminated_comment.is_none() && text.last() == Some(&b'\n');
+    let blank_lines: &[u8] = if pad { b"\n\n\n" } else { b"" };
+    let spaces = if pad { len.max(255) + 2 } else { 0 };
+    let source = text
+        .chain(blank_lines)
+        .chain(io::repeat(b' ').take(u64::try_from(spaces).unwrap_or(0)));
+    let mut reader = Reader::build(source)
         .set_supported_tag_line_length(len)
         .set_supported_comment_length(len)
         .finish();
@@ -116,7 +130,11 @@ impl Visitor for Importer<'_> {
     fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Self::Output, Self::Movetext> {
         self.tags.clone_from(&tags);
         match Replay::new(tags, self.index, self.line) {
-            Ok(replay) => ControlFlow::Continue(replay),
+            Ok(mut replay) => {
+                replay.game.plies.reserve(self.moves.len());
+                replay.seen.reserve(self.moves.len());
+                ControlFlow::Continue(replay)
+            }
             Err(kind) => ControlFlow::Break(Err(ImportError {
                 index: self.index,
                 line: self.line,
@@ -200,6 +218,8 @@ pub(super) struct Replay {
     pub(super) last_line: u32,
     pub(super) partial_comment: Vec<u8>,
     pub(super) initial_comments: Vec<String>,
+    /// The number of legal moves in `pos`, when already counted.
+    pub(super) legal_now: Option<u32>,
 }
 
 impl Replay {
@@ -255,6 +275,7 @@ impl Replay {
             last_line: line,
             partial_comment: Vec::new(),
             initial_comments: Vec::new(),
+            legal_now: None,
         })
     }
 
@@ -282,15 +303,41 @@ impl Replay {
             })?,
         };
         let mut fen_before = String::with_capacity(FEN_CAPACITY);
-        Fen::from_position(&self.pos, EnPassantMode::Legal).append_to_string(&mut fen_before);
+        append_fen(&self.pos, &mut fen_before);
         // The position as a FEN without its move counters would be (board, turn,
         // castling rights, legal en passant square): what a repetition repeats.
         let repetition = !self
             .seen
             .insert(self.pos.zobrist_hash(EnPassantMode::Legal));
-        let legal_moves = u32::try_from(self.pos.legal_moves().len()).unwrap_or(u32::MAX);
-        let uci = UciMove::from_move(m, self.castling).to_string();
-        let san = SanPlus::from_move_and_play_unchecked(&mut self.pos, m).to_string();
+        // The count of the position before the move was made when the previous move was
+        // played (for its check or mate suffix): legal moves are generated once a ply.
+        let legal_moves = match self.legal_now.take() {
+            Some(count) => count,
+            None => count_legal(&self.pos),
+        };
+        let mut uci = String::with_capacity(5);
+        UciMove::from_move(m, self.castling).append_to_string(&mut uci);
+        let san_move = San::from_move(&self.pos, m);
+        self.pos.play_unchecked(m);
+        let legal_after = count_legal(&self.pos);
+        self.legal_now = Some(legal_after);
+        // As `Suffix::from_position`: mate when in check with no legal move (standard
+        // chess has no other decisive outcome on the board).
+        let suffix = if self.pos.checkers().any() {
+            Some(if legal_after == 0 {
+                Suffix::Checkmate
+            } else {
+                Suffix::Check
+            })
+        } else {
+            None
+        };
+        let mut san = String::with_capacity(8);
+        SanPlus {
+            san: san_move,
+            suffix,
+        }
+        .append_to_string(&mut san);
         let ply = move_number
             .saturating_sub(1)
             .saturating_mul(2)
@@ -340,6 +387,111 @@ impl Replay {
     }
 }
 
+/// The number of legal moves in `pos`.
+fn count_legal(pos: &Chess) -> u32 {
+    u32::try_from(pos.legal_moves().len()).unwrap_or(u32::MAX)
+}
+
+/// Appends the FEN of `pos` (legal en passant square) to `out`: the text of shakmaty's
+/// `Fen::from_position(pos, EnPassantMode::Legal)`, written without building a `Setup`
+/// and square by square lookups (a FEN is written for every ply).
+pub(super) fn append_fen(pos: &Chess, out: &mut String) {
+    let board = pos.board();
+    let mut mailbox = [0u8; 64];
+    for color in Color::ALL {
+        for role in Role::ALL {
+            let piece = Piece { color, role };
+            let c = u8::try_from(piece.char()).unwrap_or(b'?');
+            for square in board.by_piece(piece) {
+                if let Some(slot) = mailbox.get_mut(usize::from(square)) {
+                    *slot = c;
+                }
+            }
+        }
+    }
+    for (rank, squares) in mailbox.chunks_exact(8).enumerate().rev() {
+        let mut empty = 0u8;
+        for &c in squares {
+            if c == 0 {
+                empty += 1;
+            } else {
+                if empty > 0 {
+                    out.push(char::from(b'0' + empty));
+                    empty = 0;
+                }
+                out.push(char::from(c));
+            }
+        }
+        if empty > 0 {
+            out.push(char::from(b'0' + empty));
+        }
+        if rank > 0 {
+            out.push('/');
+        }
+    }
+    out.push(' ');
+    out.push(pos.turn().char());
+    out.push(' ');
+    // As shakmaty's `append_castling`.
+    let castling_rights = pos.castles().castling_rights();
+    let mut empty = true;
+    for color in Color::ALL {
+        let backrank = Bitboard::from(color.backrank());
+        let king = board
+            .king_of(color)
+            .filter(|k| k.rank() == color.backrank());
+        let candidates = board.by_piece(color.rook()) & backrank;
+        for rook in (castling_rights & backrank).into_iter().rev() {
+            out.push(
+                if Some(rook) == candidates.first() && king.is_some_and(|k| rook < k) {
+                    color.fold_wb('Q', 'q')
+                } else if Some(rook) == candidates.last() && king.is_some_and(|k| k < rook) {
+                    color.fold_wb('K', 'k')
+                } else {
+                    let file = rook.file();
+                    color.fold_wb(file.char().to_ascii_uppercase(), file.char())
+                },
+            );
+            empty = false;
+        }
+    }
+    if empty {
+        out.push('-');
+    }
+    out.push(' ');
+    match pos.ep_square(EnPassantMode::Legal) {
+        Some(square) => {
+            out.push(square.file().char());
+            out.push(square.rank().char());
+        }
+        None => out.push('-'),
+    }
+    out.push(' ');
+    append_u32(out, pos.halfmoves());
+    out.push(' ');
+    append_u32(out, pos.fullmoves().get());
+}
+
+/// Appends `n` in decimal.
+fn append_u32(out: &mut String, n: u32) {
+    let mut digits = [0u8; 10];
+    let mut len = 0;
+    let mut rest = n;
+    loop {
+        if let Some(slot) = digits.get_mut(len) {
+            *slot = b'0' + (rest % 10) as u8;
+        }
+        len += 1;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    for &d in digits.iter().take(len).rev() {
+        out.push(char::from(d));
+    }
+}
+
 /// A move written in UCI notation (`g1f3`, `e1g1`, `e7e8q`), if legal here.
 pub(super) fn uci_move(text: &str, pos: &Chess) -> Option<Move> {
     if !(4..=5).contains(&text.len()) {
@@ -362,5 +514,52 @@ pub(super) fn variant_from_tag(name: &str) -> Option<Variant> {
         "" | "standard" | "chess" | "fromposition" | "normal" => Some(Variant::Standard),
         "chess960" | "fischerandom" | "fischerrandom" | "frc" | "960" => Some(Variant::Chess960),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fen_writer_writes_what_shakmaty_writes() {
+        // Every position of the fixtures' games (castling in Chess960, en passant, long
+        // games), and positions from a FEN.
+        let texts = [
+            include_str!("../../tests/fixtures/chess960.pgn"),
+            include_str!("../../tests/fixtures/defaults.pgn"),
+            include_str!("../../tests/fixtures/fen-start.pgn"),
+            include_str!("../../tests/fixtures/legal-trap.pgn"),
+            include_str!("../../tests/fixtures/rated.pgn"),
+            include_str!("../../tests/fixtures/selfplay.pgn"),
+            "[FEN \"r3k2r/8/8/3pP3/8/8/8/R3K2R w KQkq d6 12 40\"]\n\n1. exd6 O-O-O 2. O-O *\n",
+            "[FEN \"4k3/8/8/8/3pP3/8/8/4K2R b K e3 0 1\"]\n\n1... Kd7 *\n",
+        ];
+        let mut positions = 0;
+        for text in texts {
+            for game in crate::pgn::import(text).into_iter().flatten() {
+                let castling = crate::chess::castling_mode(game.variant);
+                let mut pos: Chess = Fen::from_ascii(game.start_fen.as_bytes())
+                    .expect("a FEN")
+                    .into_position(castling)
+                    .expect("a position");
+                for ply in &game.plies {
+                    let mut fen = String::new();
+                    append_fen(&pos, &mut fen);
+                    assert_eq!(
+                        fen,
+                        Fen::from_position(&pos, EnPassantMode::Legal).to_string()
+                    );
+                    assert_eq!(fen, ply.fen_before);
+                    let m = UciMove::from_ascii(ply.uci.as_bytes())
+                        .expect("UCI")
+                        .to_move(&pos)
+                        .expect("legal");
+                    pos.play_unchecked(m);
+                    positions += 1;
+                }
+            }
+        }
+        assert!(positions > 250, "{positions}");
     }
 }
