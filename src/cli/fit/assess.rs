@@ -1598,6 +1598,48 @@ mod tests {
     use super::*;
 
     #[test]
+    fn out_of_fold_probabilities_replace_the_classifier_summaries_of_their_games_only() {
+        use fairsight::{Analysis, EngineInfo, Settings};
+        let report = Analysis::from_pgn("1. e4 e5 2. Nf3 Nc6 *\n\n1. d4 d5 *", Settings::default())
+            .report(EngineInfo::default());
+        let record = |id: &str| Record {
+            format: 1,
+            id: id.to_owned(),
+            label: Label::Human,
+            source: "s".to_owned(),
+            file: "f.pgn".to_owned(),
+            game: 1,
+            skipped: 0,
+            settings: Settings::default(),
+            engine: EngineInfo::default(),
+            pgn: String::new(),
+            positions: Vec::new(),
+        };
+        let records = [record("s/1"), record("s/2")];
+        let mut games = report.games.clone();
+        let oof = BTreeMap::from([(
+            "s/1".to_owned(),
+            vec![Some(0.9), Some(0.1), Some(0.7), None],
+        )]);
+        assert_eq!(with_out_of_fold(&mut games, &records, &oof).unwrap(), 1);
+        let white = games[0].sides.white.classifier.clone().unwrap();
+        assert_eq!((white.classified, white.flagged), (2, 2));
+        assert!((white.mean_probability.unwrap() - 0.8).abs() < 1e-12);
+        let black = games[0].sides.black.classifier.clone().unwrap();
+        assert_eq!((black.classified, black.flagged), (1, 0));
+        assert_eq!(games[0].plies[3].engine_probability, None);
+        // The game without out-of-fold probabilities is left as it was.
+        assert_eq!(games[1], report.games[1]);
+        // Probabilities of another game's length are refused, not misplaced.
+        let short = BTreeMap::from([("s/2".to_owned(), vec![Some(0.5)])]);
+        let err = with_out_of_fold(&mut games, &records, &short).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("s/2: 1 out-of-fold probabilities for 2 plies")
+        );
+    }
+
+    #[test]
     fn platt_scaling_recovers_a_known_calibration() {
         // Scores whose logit is twice the true log-odds, shifted by one.
         let mut rng = Rng(7);
