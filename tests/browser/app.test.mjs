@@ -938,7 +938,19 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
       // scrolled into view on a narrow one.
       const last = page.locator('#games tr.game-row').last();
       await last.click();
-      await page.waitForTimeout(800); // a smooth scroll
+      // A smooth scroll: wait (up to 5 s, a loaded machine draws slowly) for the game's
+      // top to come on screen; the assertion below says where it stopped if it never does.
+      await page
+        .waitForFunction(
+          (h) => {
+            const top = document.getElementById('game-pane').getBoundingClientRect().top;
+            return top >= -1 && top < h / 3;
+          },
+          viewport.height,
+          { timeout: 5000 },
+        )
+        .catch(() => {});
+      await page.waitForTimeout(200);
       const list = await page.locator('#games').boundingBox();
       const pane = await page.evaluate(() => {
         const r = document.getElementById('game-pane').getBoundingClientRect();
