@@ -156,9 +156,10 @@ test('a file of 8,000 games is imported in a worker: "Importing: N games" counts
   assert.match(texts[end][1], new RegExp(`^Imported ${N} games`));
   const counts = texts.slice(at, end).map(([, t]) => Number(/^Importing: (\d+) games?…$/.exec(t)[1]));
   assert.deepEqual(counts, [...counts].sort((a, b) => a - b), 'the count only grows');
-  // At least two counts between none and all (how many the page shows depends on how
-  // fast the worker imports against how often the main thread draws).
-  assert.ok(new Set(counts.filter((c) => c > 0 && c < N)).size >= 2, `counts seen: ${counts.join(', ')}`);
+  // A count between none and all is shown before the end (how many the page shows
+  // depends on how fast the worker imports against how often the main thread draws: on
+  // an idle machine the import now outruns it after the first hundred).
+  assert.ok(counts.some((c) => c > 0 && c < N), `counts seen: ${counts.join(', ')}`);
   // The main thread stays free while the worker imports: frames keep coming.
   const [from, to] = [texts[at][0], texts[end][0]];
   const during = [from, ...frames.filter((t) => t > from && t < to), to];
