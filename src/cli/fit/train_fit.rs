@@ -167,25 +167,10 @@ fn load(args: &FitArgs) -> Result<(Vec<Row>, Report, BTreeMap<&'static str, usiz
                         })
                         .or_default() += 1;
                 }
-                let Some(v) = move_vector(&g.plies, i, g.variant, None) else {
+                let Some(row) = candidate_row(g, i, engine, game_id) else {
                     continue;
                 };
-                let best = p
-                    .features
-                    .eval
-                    .map(|e| e.with_sign(p.side.sign()).to_cp(1000))
-                    .unwrap_or(0);
-                let Some(levels) = Levels::new(&p.features.depth_evals, best) else {
-                    continue;
-                };
-                rows.push(Row {
-                    x: v.values,
-                    engine,
-                    game: game_id,
-                    side: 2 * game_id + usize::from(p.side == Side::Black),
-                    shape: levels.shape,
-                    amplitude: levels.amplitude,
-                });
+                rows.push(row);
                 *counts
                     .entry(if engine {
                         "engine candidate moves"
@@ -278,25 +263,10 @@ fn load_corpus(corpus: &std::path::Path, full_strength_only: bool) -> Result<Cor
             {
                 continue;
             }
-            let Some(v) = move_vector(&g.plies, i, g.variant, None) else {
+            let Some(row) = candidate_row(g, i, engine, gi) else {
                 continue;
             };
-            let best = p
-                .features
-                .eval
-                .map(|e| e.with_sign(p.side.sign()).to_cp(1000))
-                .unwrap_or(0);
-            let Some(levels) = Levels::new(&p.features.depth_evals, best) else {
-                continue;
-            };
-            rows.push(Row {
-                x: v.values,
-                engine,
-                game: gi,
-                side: 2 * gi + usize::from(p.side == Side::Black),
-                shape: levels.shape,
-                amplitude: levels.amplitude,
-            });
+            rows.push(row);
             *counts
                 .entry(if engine {
                     "engine candidate moves"
@@ -431,6 +401,27 @@ fn grouped_folds(rows: &[Row], group: &[usize], k: usize, seed: u64) -> BTreeMap
         }
     }
     out
+}
+
+/// The training row of ply `i` of a game (game number `game`), or `None` when it is no
+/// candidate or its evaluation levels are unknown.
+fn candidate_row(g: &fairsight::GameReport, i: usize, engine: bool, game: usize) -> Option<Row> {
+    let p = &g.plies[i];
+    let v = move_vector(&g.plies, i, g.variant, None)?;
+    let best = p
+        .features
+        .eval
+        .map(|e| e.with_sign(p.side.sign()).to_cp(1000))
+        .unwrap_or(0);
+    let levels = Levels::new(&p.features.depth_evals, best)?;
+    Some(Row {
+        x: v.values,
+        engine,
+        game,
+        side: 2 * game + usize::from(p.side == Side::Black),
+        shape: levels.shape,
+        amplitude: levels.amplitude,
+    })
 }
 
 /// Keeps, in every stratum of (fold, side to move, position evaluation band), as many
