@@ -4,8 +4,9 @@
 // measure the page, not Stockfish. Run: node --test tests/browser/many-games.test.mjs
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
-import { launch, manyGames, openPage, shots, startServer, SKIP } from './harness.mjs';
+import { cliReport, launch, manyGames, openPage, root, shots, startServer, SKIP } from './harness.mjs';
 
 let browser;
 let site;
@@ -216,4 +217,33 @@ test('a file of 8,000 games is imported in a worker: "Importing: N games" counts
   assert.deepEqual(blocking, [], `long tasks during a ${Math.round(to - from)} ms import: ${JSON.stringify(long)}`);
   assert.deepEqual(errors, []);
   await context.close();
+});
+
+test("a player's scans list the 10 games least likely by chance, not one item a game", { skip: SKIP }, async () => {
+  // A CLI report of one game with a stretch for each side, its game repeated 14 times
+  // with its stretch's chance varied, opened as a saved report.
+  const one = JSON.parse(cliReport(path.join(root, 'tests', 'fixtures', 'rated.pgn'), ['--depth', '4', '--multipv', '2', '--book', 'none']));
+  const white = one.games[0].sides.white;
+  assert.ok(white.stretch && typeof white.stretch.fromPly === 'number', 'the game has a stretch');
+  const report = { ...one, games: Array.from({ length: 14 }, (_, i) => {
+    const g = structuredClone(one.games[0]);
+    g.index = i;
+    g.sides.white.stretch.pAdjusted = (14 - i) / 20;
+    return g;
+  }) };
+  const saved = path.join(root, 'target', `scans-${process.pid}.json`);
+  fs.writeFileSync(saved, JSON.stringify(report));
+  const { context, page, errors } = await openPage(browser, `${site.origin}/?nosw=1`);
+  await page.setInputFiles('#open-report', saved);
+  await page.waitForFunction(() => document.body.dataset.state === 'done');
+  const card = page.locator('.player-card', { hasText: white.player }).first();
+  await card.locator('details.expert > summary').click();
+  const scans = await card.locator('.scan-list li').allTextContents();
+  assert.equal(scans.length, 10);
+  // The ten least likely by chance (the last ten games here), in game order.
+  assert.deepEqual(scans.map((t) => Number(/^Game (\d+)/.exec(t)[1])), [5, 6, 7, 8, 9, 10, 11, 12, 13, 14]);
+  assert.match(await card.locator('.scans').textContent(), /The 10 least likely by chance of 14 games; the exported report has them all\./);
+  assert.deepEqual(errors, []);
+  await context.close();
+  fs.rmSync(saved);
 });
