@@ -59,6 +59,27 @@ test('2,000 games: a virtualised list that sorts, filters and opens a game, on d
       assert.deepEqual(first, first.map((_, i) => i));
       await page.locator('#games').screenshot({ path: path.join(shots, `many-games-${name}-${colorScheme}.png`) });
 
+      // The move map is virtualised too: few rows in the DOM, the last game reached by
+      // scrolling its box and by the keyboard (End).
+      const mapRows = () => page.locator('#move-map g.mm-row').count();
+      assert.ok((await mapRows()) >= 5 && (await mapRows()) < 100, `move map rows: ${await mapRows()}`);
+      await page.locator('#move-map .move-map-box').evaluate((el) => {
+        el.scrollTop = el.scrollHeight;
+      });
+      await page.waitForFunction((n) => document.querySelector(`#move-map g.mm-row[data-game="${n - 1}"]`), N);
+      assert.ok((await mapRows()) < 100);
+      await page.locator('#move-map').screenshot({ path: path.join(shots, `many-games-move-map-${name}-${colorScheme}.png`) });
+      await page.locator('#move-map .move-map-box').evaluate((el) => {
+        el.scrollTop = 0;
+      });
+      await page.waitForFunction(() => document.querySelector('#move-map g.mm-row[data-game="0"]'));
+      await page.locator('#move-map g.mm-row[data-game="0"]').focus();
+      await page.keyboard.press('End');
+      assert.equal(await page.evaluate(() => Number(document.activeElement?.dataset.game)), N - 1);
+      await page.keyboard.press('ArrowUp');
+      assert.equal(await page.evaluate(() => Number(document.activeElement?.dataset.game)), N - 2);
+      assert.ok((await mapRows()) < 100);
+
       // Scrolled to the bottom, the last games are drawn, and still few rows.
       await page.locator('#games .games-scroll').evaluate((el) => {
         el.scrollTop = el.scrollHeight;
