@@ -26,6 +26,7 @@ let store = null;
 let run = null;
 // Per game: the hash of the text stored, and its light row.
 let stored = [];
+let inMemory = false; // the browser refused to store the report: the page keeps it
 
 const ops = {
   /** Imports the PGN with progress, applies the ratings, and returns the plan. */
@@ -84,9 +85,17 @@ const ops = {
     });
     stored.length = parts.games.length;
     const at = { head: parts.head, tail: parts.tail, count: parts.games.length };
-    // Without IndexedDB here, the page keeps the texts (in its memory) instead.
-    if (!store.db) return { head: headOf(parts), rows, parts: { ...at, changed } };
-    await store.put(run, at, changed);
+    // Without IndexedDB here, or once the browser refused a write (a full disk), the page
+    // keeps the texts in its memory instead (all of them, the first time): the report is
+    // never lost, only no longer bounded.
+    if (!store.db || inMemory) return { head: headOf(parts), rows, parts: { ...at, changed, memory: true } };
+    try {
+      await store.put(run, at, changed);
+    } catch {
+      inMemory = true;
+      const all = parts.games.map((g, i) => [i, g]);
+      return { head: headOf(parts), rows, parts: { ...at, changed: all, memory: true } };
+    }
     return { head: headOf(parts), rows };
   },
 };

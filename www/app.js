@@ -234,7 +234,7 @@ async function setReport(json) {
  * store. With `parts` (a worker without IndexedDB), the texts are kept here.
  */
 function showView({ head, rows, parts }, run) {
-  if (parts) state.store.put(run, parts, parts.changed);
+  if (parts) state.store.put(run, parts, parts.changed, { memory: parts.memory });
   if (state.run && state.run !== run) state.store.remove(state.run).catch(() => {});
   state.run = run;
   state.report = { ...head, games: rows };

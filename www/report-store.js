@@ -201,7 +201,9 @@ const done = (tx) =>
 /**
  * The reports' games in IndexedDB (or in memory without it). A run (one analysis, one
  * opened report) has an id; its games are written with `put`, read with `game` and
- * `text`, and removed with `remove` when another report replaces it.
+ * `text`, and removed with `remove` when another report replaces it. A run put with
+ * `{memory: true}` (the browser refused to store it) stays in memory, as all runs do
+ * without IndexedDB.
  */
 export class ReportStore {
   static async open() {
@@ -231,8 +233,9 @@ export class ReportStore {
    * Stores a run's head and tail (`head`, `tail`, `count` games) and the games given
    * (`[index, {text, sep}]`), in one transaction.
    */
-  async put(run, { head, tail, count }, games) {
-    if (!this.db) {
+  async put(run, { head, tail, count }, games, { memory = false } = {}) {
+    if (memory) this.memory ??= new Map();
+    if (!this.db || memory || this.memory?.has(run)) {
       let m = this.memory.get(run);
       if (!m) this.memory.set(run, (m = { games: [] }));
       Object.assign(m, { head, tail, count });
@@ -249,7 +252,7 @@ export class ReportStore {
 
   /** A game's JSON text, or undefined. */
   async game(run, i) {
-    if (!this.db) return this.memory.get(run)?.games[i]?.text;
+    if (!this.db || this.memory?.has(run)) return this.memory.get(run)?.games[i]?.text;
     const tx = this.db.transaction(GAMES, 'readonly');
     return (await request(tx.objectStore(GAMES).get([run, i])))?.text;
   }
@@ -259,7 +262,7 @@ export class ReportStore {
    * time: `onParts(strings)` is called with each batch (the head first, the tail last).
    */
   async each(run, onParts, batch = 500) {
-    if (!this.db) {
+    if (!this.db || this.memory?.has(run)) {
       const m = this.memory.get(run);
       if (!m) throw new Error('The report is no longer stored.');
       onParts([m.head]);
@@ -301,9 +304,9 @@ export class ReportStore {
   /** Removes a run. */
   async remove(run) {
     if (!run) return;
-    if (!this.db) {
+    if (!this.db || this.memory?.has(run)) {
       this.memory.delete(run);
-      return;
+      if (!this.db) return;
     }
     const tx = this.db.transaction([GAMES, HEADS], 'readwrite');
     tx.objectStore(GAMES).delete(IDBKeyRange.bound([run, 0], [run, Infinity]));
@@ -331,6 +334,14 @@ export class ReportStore {
 export async function storeReport(store, run, json) {
   const parts = splitReport(json);
   const rows = parts.games.map((g) => lightGame(JSON.parse(g.text), textHash(g.text)));
-  await store.put(run, { head: parts.head, tail: parts.tail, count: parts.games.length }, parts.games.map((g, i) => [i, g]));
+  const at = { head: parts.head, tail: parts.tail, count: parts.games.length };
+  const games = parts.games.map((g, i) => [i, g]);
+  try {
+    await store.put(run, at, games);
+  } catch {
+    // The browser refused (a full disk): this report stays in the tab's memory.
+    await store.remove(run).catch(() => {});
+    await store.put(run, at, games, { memory: true });
+  }
   return { head: headOf(parts), rows };
 }

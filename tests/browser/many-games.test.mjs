@@ -268,3 +268,45 @@ test("a player's scans list the 10 games least likely by chance, not one item a 
   await context.close();
   fs.rmSync(saved);
 });
+
+test("a full disk: the report's games stay in the tab's memory, and the report is whole", { skip: SKIP }, async () => {
+  const { context, page, errors } = await openPage(browser, `${site.origin}/?depth=4&lines=1&workers=1&nosw=1`);
+  // Every write of the analyzer's worker is refused, as a browser refuses it when the
+  // page's storage is full.
+  const refuse = () => {
+    self.__refused = 0;
+    IDBObjectStore.prototype.put = function () {
+      self.__refused++;
+      throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+    };
+  };
+  page.on('worker', (w) => {
+    if (w.url().includes('analyzer-worker')) w.evaluate(refuse).catch(() => {});
+  });
+  const pgn = fs.readFileSync(path.join(root, 'tests', 'fixtures', 'three-games-one-illegal.pgn'), 'utf8');
+  const runs = await page.evaluate(() => window.fairsight.state.runs);
+  await page.fill('#pgn', pgn);
+  await page.click('#analyse');
+  await page.waitForFunction((n) => window.fairsight.state.runs > n, runs, { timeout: 300000 });
+  assert.equal(await page.evaluate(() => window.fairsight.state.store.memory?.has(window.fairsight.state.run)), true, 'kept in memory');
+  const json = await page.evaluate(() => window.fairsight.state.reportJson);
+  const report = JSON.parse(json);
+  assert.equal(report.games.length, 3);
+  assert.ok(report.games.filter((g) => !g.error).every((g) => g.plies.every((p) => p.searched || p.excluded)), 'every ply analysed');
+  const shown = report.games.find((g) => !g.error);
+  assert.match(await page.textContent('#game .game-head'), new RegExp(shown.tags.White));
+
+  // A saved report opened while the page's own writes are refused: kept in memory too,
+  // the same bytes back.
+  const saved = path.join(root, 'target', `full-disk-${process.pid}.json`);
+  fs.writeFileSync(saved, json);
+  await page.evaluate(refuse);
+  await page.setInputFiles('#open-report', saved);
+  await page.waitForFunction((prev) => window.fairsight.state.run && window.fairsight.state.run !== prev, await page.evaluate(() => window.fairsight.state.run));
+  assert.ok(await page.evaluate(() => self.__refused > 0), 'the page tried to store it');
+  assert.equal(await page.evaluate(() => window.fairsight.state.store.memory?.has(window.fairsight.state.run)), true);
+  assert.equal(await page.evaluate(() => window.fairsight.state.reportJson), json);
+  assert.deepEqual(errors, []);
+  await context.close();
+  fs.rmSync(saved);
+});
