@@ -26,7 +26,7 @@ import {
   selectInMoveMap,
 } from './view/index.js';
 import { AnalyzerWorker } from './analyzer.js';
-import { ReportStore, storeReport } from './report-store.js';
+import { ReportStore, internRows, storeReport } from './report-store.js';
 import { BUILDS, EnginePool, defaultWorkers } from './pool.js';
 import { buildShell } from './shell.js';
 
@@ -237,7 +237,7 @@ function showView({ head, rows, parts }, run) {
   if (parts) state.store.put(run, parts, parts.changed, { memory: parts.memory });
   if (state.run && state.run !== run) state.store.remove(state.run).catch(() => {});
   state.run = run;
-  state.report = { ...head, games: rows };
+  state.report = { ...head, games: internRows(rows) };
   const games = rows;
   if (state.game === null || !games[state.game] || games[state.game].error) {
     const first = games.find((g) => !g.error);

@@ -180,6 +180,36 @@ export function lightGame(g, hash = null) {
   return row;
 }
 
+/**
+ * Makes the rows' repeated strings (players, events, results, levels) one string each:
+ * rows that come from a worker or a parse each hold their own copies, and a season's
+ * games name the same few players thousands of times. Returns the rows.
+ */
+export function internRows(rows) {
+  const seen = new Map();
+  const one = (x) => {
+    if (typeof x !== 'string') return x;
+    const had = seen.get(x);
+    if (had !== undefined) return had;
+    seen.set(x, x);
+    return x;
+  };
+  for (const row of rows) {
+    if (!row) continue;
+    for (const k in row.tags) row.tags[k] = one(row.tags[k]);
+    row.outcome = one(row.outcome);
+    if (typeof row.error === 'string') continue;
+    for (const side of ['white', 'black']) {
+      const sd = row.sides?.[side];
+      if (!sd) continue;
+      sd.player = one(sd.player);
+      if (sd.assessment) sd.assessment.level = one(sd.assessment.level);
+    }
+    if (row.first) row.first[1] = one(row.first[1]);
+  }
+  return rows;
+}
+
 /** The report without its games (`games: []`), from a split report's head and tail. */
 export function headOf(parts) {
   return JSON.parse(parts.head + parts.tail);
