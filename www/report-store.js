@@ -19,8 +19,13 @@ const DB = 'fairsight-reports';
 const VERSION = 1;
 const GAMES = 'games'; // [run, index] -> {text, sep}
 const HEADS = 'heads'; // run -> {head, tail, count, at}
-// Runs older than this are removed when a page starts (another tab's run is younger).
+// A tab holds a Web Lock named after each run it shows (released when the run is
+// removed or the tab closes); a page that starts removes the runs whose lock nobody
+// holds: those of closed tabs and of earlier loads of this one. Without Web Locks, runs
+// older than STALE_MS are removed instead.
+const LOCK = 'fairsight-run:';
 const STALE_MS = 24 * 3600 * 1000;
+const held = new Map(); // run -> the function that releases its lock
 
 /**
  * Cuts a report's JSON at its top-level `games` array: returns `{head, games: [{text,
@@ -256,7 +261,11 @@ export class ReportStore {
 
   /** A new run's id. */
   static newRun() {
-    return `${Date.now()}-${Math.random().toString(36).slice(2, 10)}`;
+    const run = `${Date.now()}-${Math.random().toString(36).slice(2, 10)}`;
+    globalThis.navigator?.locks
+      ?.request(LOCK + run, () => new Promise((release) => held.set(run, release)))
+      .catch(() => {});
+    return run;
   }
 
   /**
@@ -334,6 +343,8 @@ export class ReportStore {
   /** Removes a run. */
   async remove(run) {
     if (!run) return;
+    held.get(run)?.();
+    held.delete(run);
     if (!this.db || this.memory?.has(run)) {
       this.memory.delete(run);
       if (!this.db) return;
@@ -344,15 +355,19 @@ export class ReportStore {
     await done(tx);
   }
 
-  /** Removes the runs a page left behind more than a day ago. */
+  /** Removes the runs no open tab shows (see LOCK). */
   async removeStale() {
     if (!this.db) return;
     const tx = this.db.transaction(HEADS, 'readonly');
     const store = tx.objectStore(HEADS);
     const [keys, values] = await Promise.all([request(store.getAllKeys()), request(store.getAll())]);
+    const locks = globalThis.navigator?.locks;
+    const q = locks ? await locks.query() : null;
+    const live = q ? new Set([...(q.held || []), ...(q.pending || [])].map((l) => l.name)) : null;
     const now = Date.now();
     for (let k = 0; k < keys.length; k++) {
-      if (!(now - (values[k]?.at ?? 0) < STALE_MS)) await this.remove(keys[k]);
+      const stale = live ? !live.has(LOCK + keys[k]) && !held.has(keys[k]) : !(now - (values[k]?.at ?? 0) < STALE_MS);
+      if (stale) await this.remove(keys[k]);
     }
   }
 }

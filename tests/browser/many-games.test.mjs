@@ -310,3 +310,56 @@ test("a full disk: the report's games stay in the tab's memory, and the report i
   await context.close();
   fs.rmSync(saved);
 });
+
+test('a report stays stored while a tab shows it; a page that starts removes those of closed tabs', { skip: SKIP }, async () => {
+  const context = await browser.newContext();
+  const url = `${site.origin}/?depth=2&lines=1&workers=1&nosw=1`;
+  const pgn = fs.readFileSync(path.join(root, 'tests', 'fixtures', 'defaults.pgn'), 'utf8');
+  const open = async () => {
+    const page = await context.newPage();
+    await page.goto(url);
+    await page.waitForFunction(() => document.body.dataset.state === 'idle');
+    return page;
+  };
+  const analyse = async (page) => {
+    await page.fill('#pgn', pgn);
+    await page.click('#analyse');
+    await page.waitForFunction(() => window.fairsight.state.runs > 0, null, { timeout: 300000 });
+    return page.evaluate(() => window.fairsight.state.run);
+  };
+  // The runs in the database, once the page's start-up clean-up is done.
+  const runs = (page) =>
+    page.evaluate(
+      () =>
+        new Promise((resolve, reject) => {
+          const req = indexedDB.open('fairsight-reports');
+          req.onsuccess = () => {
+            const keys = req.result.transaction('heads').objectStore('heads').getAllKeys();
+            keys.onsuccess = () => resolve(keys.result.sort());
+            keys.onerror = () => reject(keys.error);
+          };
+          req.onerror = () => reject(req.error);
+        }),
+    );
+  const first = await open();
+  const one = await analyse(first);
+  const second = await open();
+  const two = await analyse(second);
+  assert.deepEqual(await runs(second), [one, two].sort(), 'both tabs show their report');
+  await first.close();
+  const third = await open();
+  await third.waitForFunction(
+    (gone) => new Promise((resolve) => {
+      const req = indexedDB.open('fairsight-reports');
+      req.onsuccess = () => {
+        const keys = req.result.transaction('heads').objectStore('heads').getAllKeys();
+        keys.onsuccess = () => resolve(!keys.result.includes(gone));
+      };
+    }),
+    one,
+  );
+  assert.deepEqual(await runs(third), [two], "the closed tab's report is removed, the open one's kept");
+  // The open tab still opens its games and exports its report.
+  assert.equal(JSON.parse(await second.evaluate(() => window.fairsight.state.reportJson)).games.length, 2);
+  await context.close();
+});
