@@ -48,6 +48,7 @@ export class AnalyzerWorker {
    * games are stored under `run` (report-store.js).
    */
   open(pgn, settings, book, ratings, run) {
+    this.run = run;
     return this.call('open', { pgn, settings, book, ratings, run });
   }
 

@@ -401,7 +401,7 @@ function selectPly(i) {
 // fell from 4.7 s to 3.1 s of the run).
 let renderCost = 0;
 
-function scheduleRender(analyzer, run) {
+function scheduleRender(analyzer) {
   if (state.renderTimer) return;
   state.renderTimer = setTimeout(async () => {
     const t = performance.now();
@@ -414,7 +414,7 @@ function scheduleRender(analyzer, run) {
       state.renderTimer = null;
     }
     if (state.status !== 'running') return;
-    showView(view, run);
+    showView(view, analyzer.run);
     renderCost = performance.now() - t;
   }, Math.max(2000, 10 * renderCost));
 }
@@ -534,7 +534,7 @@ async function analyse(text) {
           done = d;
           stats.firstMs ??= performance.now() - started;
           progress();
-          scheduleRender(analyzer, run);
+          scheduleRender(analyzer);
         },
         (err) => message(`The result for ${labels[pending[k]]} was rejected: ${err.message || err}`),
       );
@@ -549,7 +549,7 @@ async function analyse(text) {
           done = d;
           if (name) store(i, name, json);
           progress();
-          scheduleRender(analyzer, run);
+          scheduleRender(analyzer);
         },
         (err) => message(`The result for ${labels[i]} was rejected: ${err.message || err}`),
       );
