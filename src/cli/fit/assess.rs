@@ -268,8 +268,19 @@ fn human_ratings(records: &[Record], games: &[GameReport], manifest: &Manifest) 
 /// gains nothing from an engine of their own strength). Drawn from the humans' own
 /// ratings, a rating says nothing of the label: the situation of a player of any rating
 /// who hands their moves to an engine. `None` when no human side is rated.
+///
+/// The hash is taken as a quantile (`human` is sorted): as the corpus grows, a side keeps
+/// about the same rating, so the evaluation of the same sides does not jump with every
+/// game added (an index modulo the count gave every engine side a new rating each time).
 fn drawn_rating(human: &[f64], key: &str) -> Option<f64> {
-    (!human.is_empty()).then(|| human[(fnv1a(key) % human.len() as u64) as usize])
+    // splitmix64's finaliser: FNV-1a's high bits differ little between keys that differ
+    // only in their last characters.
+    let mut h = fnv1a(key);
+    h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^= h >> 31;
+    let i = ((u128::from(h) * human.len() as u128) >> 64) as usize;
+    (!human.is_empty()).then(|| human[i])
 }
 
 /// Every scored game side of the corpus (all splits but `none`). An engine's side is
@@ -1127,6 +1138,49 @@ fn fit_variants(
     Ok((variants, ranges, card))
 }
 
+/// The bin of a game side by its analysed moves (under 20, 20s, 30s, 40 or more) and
+/// its rating (none, or 400-point bands): the bins of the leakage checks.
+fn length_rating_bin(moves: usize, rating: Option<f64>) -> (i64, i64) {
+    let m = match moves {
+        0..20 => 0,
+        20..30 => 1,
+        30..40 => 2,
+        _ => 3,
+    };
+    let e = rating.map_or(0, |e| 1 + (e / 400.0).floor() as i64);
+    (m, e)
+}
+
+/// ROC AUC with pairs compared only within a group (Mann-Whitney summed over the groups,
+/// ties count half): what a score tells apart among sides alike in the grouping
+/// variables. A score that only knew the groups would get 0.5. Returns the AUC and the
+/// number of pairs it rests on (NaN and 0 when no group has both labels).
+fn auc_within<G: Ord>(scores: &[f64], labels: &[bool], groups: &[G]) -> (f64, usize) {
+    let mut by: BTreeMap<&G, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+    for ((s, l), g) in scores.iter().zip(labels).zip(groups) {
+        let e = by.entry(g).or_default();
+        if *l { e.0.push(*s) } else { e.1.push(*s) }
+    }
+    let (mut wins, mut pairs) = (0.0, 0usize);
+    for (pos, neg) in by.values() {
+        for p in pos {
+            for n in neg {
+                wins += match p.total_cmp(n) {
+                    std::cmp::Ordering::Greater => 1.0,
+                    std::cmp::Ordering::Equal => 0.5,
+                    std::cmp::Ordering::Less => 0.0,
+                };
+            }
+        }
+        pairs += pos.len() * neg.len();
+    }
+    if pairs == 0 {
+        (f64::NAN, 0)
+    } else {
+        (wins / pairs as f64, pairs)
+    }
+}
+
 /// The leakage check: the labels of the train split shuffled within bins of analysed
 /// moves and rating, then the grouped cross-validated AUC of logistic regression on the
 /// unrated signals. Shuffled so, a label says nothing but its bin; an AUC well above 0.5
@@ -1139,16 +1193,7 @@ fn fit_variants(
 /// toward it legitimately; a leak shows as the first close to or above the second.
 fn leakage(all: &[Row], n_folds: usize, seed: u64) -> Result<(f64, f64)> {
     let train: Vec<&Row> = all.iter().filter(|r| r.split == Split::Train).collect();
-    let bin = |r: &Row| {
-        let m = match r.signals.moves {
-            0..20 => 0,
-            20..30 => 1,
-            30..40 => 2,
-            _ => 3,
-        };
-        let e = r.elo.map_or(0, |e| 1 + (e / 400.0).floor() as i64);
-        (m, e)
-    };
+    let bin = |r: &Row| length_rating_bin(r.signals.moves, r.elo);
     let mut by_bin: BTreeMap<(i64, i64), Vec<usize>> = BTreeMap::new();
     for (i, r) in train.iter().enumerate() {
         by_bin.entry(bin(r)).or_default().push(i);
@@ -1516,6 +1561,30 @@ fn eval(a: EvalArgs) -> Result<()> {
         "engines rated 2600 or less, scored against their own Elo tag, vs humans",
         &own,
     );
+    // The leakage check on the real labels: each slice's AUC with pairs compared only
+    // within a bin of analysed moves and rating (the rating the signals were computed
+    // against). What the game's length or the rating alone could tell is 0.5 here, so
+    // an AUC that holds up within the bins comes from the play.
+    let _ = writeln!(
+        out,
+        "\nwithin bins of analysed moves (<20, 20s, 30s, 40+) and rating (none, 400-point bands), pairs compared only inside a bin (length and rating alone give 0.5):"
+    );
+    for (name, pick, _) in slices.iter().take(4) {
+        let (mut s, mut l, mut g) = (Vec::new(), Vec::new(), Vec::new());
+        for (r, p) in test.iter().zip(&probs) {
+            if let (Some(p), Some(lab)) = (p, pick(r)) {
+                s.push(*p);
+                l.push(lab);
+                g.push(length_rating_bin(r.signals.moves, r.signals.rating));
+            }
+        }
+        let (within, pairs) = auc_within(&s, &l, &g);
+        let _ = writeln!(
+            out,
+            "  {name}: {within:.3} within bins ({pairs} pairs), {:.3} over all pairs",
+            auc(&s, &l)
+        );
+    }
     // Error rates at the thresholds.
     let level_of: Vec<Option<Level>> = test
         .iter()
@@ -1637,6 +1706,59 @@ mod tests {
             err.to_string()
                 .contains("s/2: 1 out-of-fold probabilities for 2 plies")
         );
+    }
+
+    #[test]
+    fn a_drawn_rating_is_a_quantile_that_stays_put_as_the_pool_grows() {
+        let pool: Vec<f64> = (0..1000).map(|i| 1000.0 + 2.0 * f64::from(i)).collect();
+        let keys: Vec<String> = (1..=400).map(|g| format!("tcec/{g:05}#white")).collect();
+        let drawn: Vec<f64> = keys
+            .iter()
+            .map(|k| drawn_rating(&pool, k).unwrap())
+            .collect();
+        // Spread over the pool: every quarter of it gets about a quarter of the keys.
+        for q in 0..4 {
+            let lo = 1000.0 + 500.0 * f64::from(q);
+            let n = drawn
+                .iter()
+                .filter(|r| (lo..lo + 500.0).contains(*r))
+                .count();
+            assert!((70..=130).contains(&n), "quarter {q}: {n} of 400");
+        }
+        // 10% more ratings, spread alike: each key's rating moves by a few points at
+        // most, where an index modulo the count sent most of them elsewhere.
+        let mut grown = pool.clone();
+        grown.extend((0..100).map(|i| 1001.0 + 20.0 * f64::from(i)));
+        grown.sort_by(f64::total_cmp);
+        let moved = keys
+            .iter()
+            .zip(&drawn)
+            .filter(|(k, r)| (drawn_rating(&grown, k).unwrap() - **r).abs() > 60.0)
+            .count();
+        assert_eq!(moved, 0);
+        assert_eq!(drawn_rating(&[], "x"), None);
+    }
+
+    #[test]
+    fn the_within_bin_auc_ignores_what_only_the_bins_tell() {
+        // Two bins: bin 1 holds most positives and scores higher as a whole, but inside
+        // each bin the score says nothing (the same value for both labels).
+        let scores = [0.1, 0.1, 0.1, 0.1, 0.9, 0.9, 0.9, 0.9];
+        let labels = [false, false, false, true, false, true, true, true];
+        let groups = [0, 0, 0, 0, 1, 1, 1, 1];
+        assert!(
+            auc(&scores, &labels) > 0.7,
+            "the bins alone look informative"
+        );
+        let (a, pairs) = auc_within(&scores, &labels, &groups);
+        assert_eq!(pairs, 3 + 3);
+        assert_eq!(a, 0.5, "within bins");
+        // A score that separates inside each bin keeps its AUC.
+        let sep = [0.1, 0.1, 0.1, 0.2, 0.8, 0.9, 0.9, 0.9];
+        assert_eq!(auc_within(&sep, &labels, &groups).0, 1.0);
+        // No bin with both labels: no answer rather than a number.
+        let (n, p) = auc_within(&[0.1, 0.9], &[false, true], &[0, 1]);
+        assert!(n.is_nan() && p == 0);
     }
 
     #[test]
