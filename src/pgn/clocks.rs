@@ -6,6 +6,9 @@ use crate::game::{Game, Side};
 /// Parses a PGN clock value like "1:02:03", "0:00:59.5", "12:34" into seconds.
 pub fn parse_clock(s: &str) -> Option<f64> {
     let s = s.trim();
+    if let Some(seconds) = whole_clock(s.as_bytes()) {
+        return Some(seconds);
+    }
     if s.bytes().filter(|&b| b == b':').count() > 2 {
         return None;
     }
@@ -21,6 +24,28 @@ pub fn parse_clock(s: &str) -> Option<f64> {
         seconds = seconds * 60.0 + parse_seconds(field)?;
     }
     Some(seconds * 60.0 + parse_seconds(last)?)
+}
+
+/// A clock of up to three fields of digits only ("0:05:00"), the common case: the value
+/// `parse_clock` computes, without its string searches.
+fn whole_clock(s: &[u8]) -> Option<f64> {
+    let mut fields = [0.0f64; 3];
+    let mut count = 0;
+    for field in s.split(|&b| b == b':') {
+        if field.is_empty() || field.len() > 15 || !field.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        let n = field
+            .iter()
+            .fold(0u64, |n, &b| n * 10 + u64::from(b - b'0'));
+        #[allow(clippy::cast_precision_loss)]
+        let value = n as f64;
+        *fields.get_mut(count)? = value;
+        count += 1;
+    }
+    let (last, whole) = fields.get(..count)?.split_last()?;
+    let seconds = whole.iter().fold(0.0, |seconds, &f| seconds * 60.0 + f);
+    Some(seconds * 60.0 + last)
 }
 
 /// Parses a TimeControl tag ("300+3", "40/7200:3600", "-", "?") into (base seconds,
@@ -102,7 +127,41 @@ pub fn strip_commands(comment: &str, only: Option<&str>) -> String {
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The arguments of the first `[%clk ...]` and the first `[%emt ...]` of a comment: what
+/// `command_arg` finds for each, in one pass.
+pub(super) fn clock_commands(comment: &str) -> (Option<&str>, Option<&str>) {
+    let bytes = comment.as_bytes();
+    let (mut clk, mut emt) = (None, None);
+    let mut from = 0;
+    while let Some(at) = bytes
+        .get(from..)
+        .and_then(|rest| rest.windows(2).position(|w| w == b"[%"))
+    {
+        from += at + 2;
+        let Some(rest) = comment.get(from..) else {
+            break;
+        };
+        let (slot, name) = match rest.as_bytes().first() {
+            Some(b'c') => (&mut clk, "clk"),
+            Some(b'e') => (&mut emt, "emt"),
+            _ => continue,
+        };
+        if slot.is_none()
+            && let Some(args) = rest.strip_prefix(name)
+            && args.starts_with(char::is_whitespace)
+        {
+            let end = args.bytes().position(|b| b == b']').unwrap_or(args.len());
+            *slot = args.get(..end).map(str::trim);
+            if clk.is_some() && emt.is_some() {
+                break;
+            }
+        }
+    }
+    (clk, emt)
+}
+
 /// The argument of a `[%name arg]` command in a comment.
+#[cfg(test)]
 pub(super) fn command_arg<'c>(comment: &'c str, name: &str) -> Option<&'c str> {
     let bytes = comment.as_bytes();
     let mut from = 0;
@@ -121,6 +180,58 @@ pub(super) fn command_arg<'c>(comment: &'c str, name: &str) -> Option<&'c str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_pass_over_the_commands_finds_what_each_search_finds() {
+        for comment in [
+            "[%clk 0:01:00]",
+            "[%eval 0.2] [%clk 0:00:59.5]",
+            "[%emt 0:00:03.2] [%clk 0:04:59]",
+            "x [%clkx 1] [%clk  2 ] y [%emt\t3] [%clk 4]",
+            "[%clk",
+            "[%clk 1:00",
+            "[%[%clk 5] [%e] [%emt] [%emt 7",
+            "clk 1 emt 2",
+            "[%c\u{e9} 1] [%clk\u{a0}9]",
+            "",
+        ] {
+            assert_eq!(
+                clock_commands(comment),
+                (command_arg(comment, "clk"), command_arg(comment, "emt")),
+                "{comment}"
+            );
+        }
+    }
+
+    #[test]
+    fn whole_clocks_are_what_the_general_parse_gives() {
+        for clock in [
+            "0:05:00",
+            "1:02:03",
+            "12:34",
+            "7",
+            "0",
+            "999999999999999",
+            "1:2:3",
+            "00:00:01",
+        ] {
+            let general = {
+                let (whole, last) = match clock.rsplit_once(':') {
+                    Some((whole, last)) => (Some(whole), last),
+                    None => (None, clock),
+                };
+                let mut seconds = 0.0;
+                for field in whole.into_iter().flat_map(|whole| whole.split(':')) {
+                    seconds = seconds * 60.0 + parse_seconds(field).expect("digits");
+                }
+                seconds * 60.0 + parse_seconds(last).expect("digits")
+            };
+            assert_eq!(whole_clock(clock.as_bytes()), Some(general), "{clock}");
+        }
+        for other in ["", ":", "1::2", "0:00:59.5", "1:2:3:4", "a", " 1"] {
+            assert_eq!(whole_clock(other.as_bytes()), None, "{other}");
+        }
+    }
 
     #[test]
     fn comments_lose_their_commands_and_keep_their_words() {

@@ -16,15 +16,14 @@
 //!    between them. Games without tags start at movetext on a line after a result token,
 //!    or at `1.` after a blank line. The scan follows `{...}` and `;` comments and
 //!    variations, so a `[` or a result inside them starts nothing.
-//! 2. Each game's movetext is tokenized the way pgn-reader does it (`movetext.rs`), to
-//!    learn the line of every main-line move (pgn-reader reports no positions). The same
-//!    pass prepares the copy that pgn-reader reads, with two relaxations: blank lines
-//!    inside the movetext do not end the game, and a move glued to an annotation
-//!    (`Nf3N`, `exd6e.p.`) is still read as a move.
-//! 3. pgn-reader reads tags, moves, comments and NAGs; every move is replayed with
-//!    shakmaty, and the first illegal or ambiguous one ends that game with an
-//!    [`ImportError`] (`replay.rs`). The other games of the text are unaffected. Clocks
-//!    (`[%clk]`, `[%emt]`, `TimeControl`) are read in `clocks.rs`.
+//! 2. One pass over each game's slice (`read.rs`) reads its tags and movetext as
+//!    pgn-reader 0.29 would (the same tokenizer, copied), counting lines only up to the
+//!    moves, with two relaxations: blank lines inside the movetext do not end the game,
+//!    and a move glued to an annotation (`Nf3N`, `exd6e.p.`) is still read as a move.
+//!    Every main-line move is replayed with shakmaty as it is read, and the first
+//!    illegal or ambiguous one ends that game with an [`ImportError`] (`replay.rs`). The
+//!    other games of the text are unaffected. Clocks (`[%clk]`, `[%emt]`,
+//!    `TimeControl`) are read in `clocks.rs`.
 //!
 //! A text held whole is read with [`games`] or [`import`]; a file or stdin with
 //! [`Reader`], which reads it in blocks and holds only the game being imported
@@ -37,7 +36,10 @@
 //! Only standard chess and Chess960 are accepted; other variants are refused by name.
 
 mod clocks;
+#[cfg(test)]
+mod legacy;
 mod movetext;
+mod read;
 mod reader;
 mod replay;
 mod split;
@@ -46,7 +48,7 @@ pub use clocks::{parse_clock, parse_time_control, strip_commands};
 pub use reader::Reader;
 
 use crate::game::{Game, ImportError};
-use replay::import_segment;
+use read::import_segment;
 use split::next_segment;
 
 /// Iterates over the games of a PGN text, in order, lazily (one game parsed per `next`).
@@ -88,7 +90,7 @@ impl Iterator for Games<'_> {
             let segment = next_segment(bytes, self.pos, self.line)?;
             self.pos = segment.end;
             self.line = segment.end_line;
-            if let Some(result) = import_segment(bytes, &segment, self.index) {
+            if let Some(result) = import_segment(self.text, &segment, self.index) {
                 self.index += 1;
                 return Some(result);
             }

@@ -7,7 +7,7 @@ use std::io::{self, Read};
 
 use crate::game::{Game, ImportError};
 
-use super::{replay::import_segment, split::next_segment};
+use super::{read::import_segment, split::next_segment};
 
 /// Bytes asked of the source at a time.
 const BLOCK: usize = 1 << 20;
@@ -107,7 +107,7 @@ impl<R: Read> Iterator for Reader<R> {
                 Some(segment) if segment.end < bytes.len() || self.eof => {
                     self.pos = segment.end;
                     self.line = segment.end_line;
-                    if let Some(result) = import_segment(bytes, &segment, self.index) {
+                    if let Some(result) = import_segment(&self.text, &segment, self.index) {
                         self.index += 1;
                         return Some(Ok(result));
                     }

@@ -1,208 +1,24 @@
-//! Step 3 of import: pgn-reader reads one game's tags, moves, comments and NAGs, and
-//! every move is replayed with shakmaty.
+//! Every move of a game replayed with shakmaty: the fields of each ply (FEN, SAN, UCI,
+//! legal moves, repetitions, clocks).
 
-use std::borrow::Cow;
 use std::collections::HashSet;
-use std::io::{self, Read};
-use std::ops::ControlFlow;
+use std::hash::{BuildHasherDefault, Hasher};
 
-use pgn_reader::{Nag, Outcome, RawComment, RawTag, Reader, SanPlus, Visitor};
+use pgn_reader::SanPlus;
 use shakmaty::fen::Fen;
 use shakmaty::san::{San, SanError, Suffix};
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist128;
-use shakmaty::{Bitboard, CastlingMode, Chess, Color, EnPassantMode, Move, Piece, Position, Role};
-
-use crate::game::{Game, ImportError, ImportErrorKind, Ply, STANDARD_START_FEN, Side, Variant};
-
-use super::{
-    clocks::{command_arg, fill_time_spent, parse_clock},
-    movetext::{MoveToken, scan_movetext},
-    split::Segment,
+use shakmaty::{
+    Bitboard, CastlingMode, Chess, Color, EnPassantMode, Move, MoveList, Piece, Position, Role,
 };
 
-/// Imports the game in `segment`; `None` when pgn-reader finds no game in it.
-pub(super) fn import_segment(
-    text: &[u8],
-    segment: &Segment,
-    index: usize,
-) -> Option<Result<Game, ImportError>> {
-    let slice = text.get(segment.start..segment.end)?;
-    let body = segment.body_start.saturating_sub(segment.start);
-    let scanned = scan_movetext(slice, body, segment.line);
-    let mut importer = Importer {
-        index,
-        line: segment.line,
-        moves: &scanned.moves,
-        tags: Vec::new(),
-    };
-    // Buffers as large as the game keep every comment and tag in one piece.
-    let text: &[u8] = &scanned.reader_text;
-    let len = text.len();
-    // pgn-reader asks for a window of that size before every token and, short of it,
-    // moves what it holds to the front of its buffer: a copy of the rest of the game
-    // per token. Blank lines and spaces after a text that ends its last line (outside a
-    // comment) keep the window full: the movetext ends at the first blank line, as it
-    // ends at the end of the text, and no search that starts in the text finds anything
-    // else in them before the text's own last `\n`.
-    let pad = scanned.unterminated_comment.is_none() && text.last() == Some(&b'\n');
-    let blank_lines: &[u8] = if pad { b"\n\n\n" } else { b"" };
-    let spaces = if pad { len.max(255) + 2 } else { 0 };
-    let source = text
-        .chain(blank_lines)
-        .chain(io::repeat(b' ').take(u64::try_from(spaces).unwrap_or(0)));
-    let mut reader = Reader::build(source)
-        .set_supported_tag_line_length(len)
-        .set_supported_comment_length(len)
-        .finish();
-    match reader.read_game(&mut importer) {
-        Ok(output) => output,
-        Err(err) => Some(Err(ImportError {
-            index,
-            line: scanned.unterminated_comment.unwrap_or(segment.line),
-            tags: importer.tags,
-            kind: ImportErrorKind::Syntax {
-                reason: err.to_string(),
-            },
-        })),
-    }
-}
+use crate::game::{Game, ImportErrorKind, Ply, STANDARD_START_FEN, Side, Variant};
+
+use super::clocks::{clock_commands, fill_time_spent, parse_clock};
 
 /// Room for a FEN: the longest standard ones are under 90 bytes.
 const FEN_CAPACITY: usize = 96;
-
-/// The pgn-reader visitor for one game.
-pub(super) struct Importer<'m> {
-    pub(super) index: usize,
-    /// Line where the game starts.
-    pub(super) line: u32,
-    /// The main-line moves as the scan found them (for lines and the text as written).
-    pub(super) moves: &'m [MoveToken],
-    /// The tags, kept for an error reported after pgn-reader gave up.
-    pub(super) tags: Vec<(String, String)>,
-}
-
-/// How far ahead the scan's moves are searched when they disagree with pgn-reader's.
-pub(super) const TOKEN_RESYNC_WINDOW: usize = 8;
-
-impl<'m> Importer<'m> {
-    /// The text and line of pgn-reader's next move, from the scan's tokens.
-    pub(super) fn locate(&self, replay: &mut Replay, san: SanPlus) -> (Cow<'m, str>, u32) {
-        let window = self
-            .moves
-            .iter()
-            .enumerate()
-            .skip(replay.next_token)
-            .take(TOKEN_RESYNC_WINDOW);
-        for (k, token) in window {
-            if token.san == san {
-                replay.next_token = k + 1;
-                replay.last_line = token.line;
-                return (Cow::Borrowed(token.text.as_str()), token.line);
-            }
-        }
-        (Cow::Owned(san.to_string()), replay.last_line)
-    }
-}
-
-impl Visitor for Importer<'_> {
-    type Tags = Vec<(String, String)>;
-    type Movetext = Replay;
-    type Output = Result<Game, ImportError>;
-
-    fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
-        ControlFlow::Continue(Vec::new())
-    }
-
-    fn tag(
-        &mut self,
-        tags: &mut Self::Tags,
-        name: &[u8],
-        value: RawTag<'_>,
-    ) -> ControlFlow<Self::Output> {
-        tags.push((
-            String::from_utf8_lossy(name).into_owned(),
-            value.decode_utf8_lossy().into_owned(),
-        ));
-        ControlFlow::Continue(())
-    }
-
-    fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Self::Output, Self::Movetext> {
-        self.tags.clone_from(&tags);
-        match Replay::new(tags, self.index, self.line) {
-            Ok(mut replay) => {
-                replay.game.plies.reserve(self.moves.len());
-                replay.seen.reserve(self.moves.len());
-                ControlFlow::Continue(replay)
-            }
-            Err(kind) => ControlFlow::Break(Err(ImportError {
-                index: self.index,
-                line: self.line,
-                tags: std::mem::take(&mut self.tags),
-                kind,
-            })),
-        }
-    }
-
-    fn san(&mut self, replay: &mut Self::Movetext, san: SanPlus) -> ControlFlow<Self::Output> {
-        let (text, line) = self.locate(replay, san);
-        match replay.play(san, &text, line) {
-            Ok(()) => ControlFlow::Continue(()),
-            Err(kind) => ControlFlow::Break(Err(ImportError {
-                index: self.index,
-                line,
-                tags: std::mem::take(&mut replay.game.tags),
-                kind,
-            })),
-        }
-    }
-
-    fn nag(&mut self, replay: &mut Self::Movetext, nag: Nag) -> ControlFlow<Self::Output> {
-        if let Some(ply) = replay.game.plies.last_mut()
-            && nag.0 != 0
-        {
-            ply.nags.push(nag.0);
-        }
-        ControlFlow::Continue(())
-    }
-
-    fn partial_comment(
-        &mut self,
-        replay: &mut Self::Movetext,
-        comment: RawComment<'_>,
-    ) -> ControlFlow<Self::Output> {
-        replay.partial_comment.extend_from_slice(comment.as_bytes());
-        ControlFlow::Continue(())
-    }
-
-    fn comment(
-        &mut self,
-        replay: &mut Self::Movetext,
-        comment: RawComment<'_>,
-    ) -> ControlFlow<Self::Output> {
-        if replay.partial_comment.is_empty() {
-            replay.comment(String::from_utf8_lossy(comment.as_bytes()).trim());
-        } else {
-            let mut bytes = std::mem::take(&mut replay.partial_comment);
-            bytes.extend_from_slice(comment.as_bytes());
-            replay.comment(String::from_utf8_lossy(&bytes).trim());
-        }
-        ControlFlow::Continue(())
-    }
-
-    fn outcome(
-        &mut self,
-        replay: &mut Self::Movetext,
-        outcome: Outcome,
-    ) -> ControlFlow<Self::Output> {
-        replay.game.outcome = Some(outcome.to_string());
-        ControlFlow::Continue(())
-    }
-
-    fn end_game(&mut self, replay: Self::Movetext) -> Self::Output {
-        Ok(replay.finish())
-    }
-}
 
 /// A game being replayed move by move.
 pub(super) struct Replay {
@@ -211,23 +27,46 @@ pub(super) struct Replay {
     pub(super) castling: CastlingMode,
     /// Positions seen before the current one, by their 128-bit Zobrist hash (of the
     /// board, side to move, castling rights and legal en passant square).
-    pub(super) seen: HashSet<Zobrist128>,
-    /// Index of the next unmatched scan token.
-    pub(super) next_token: usize,
-    /// Line of the last located move (the game's line before the first).
-    pub(super) last_line: u32,
-    pub(super) partial_comment: Vec<u8>,
+    pub(super) seen: HashSet<Zobrist128, BuildHasherDefault<ZobristHasher>>,
     pub(super) initial_comments: Vec<String>,
     /// The number of legal moves in `pos`, when already counted.
     pub(super) legal_now: Option<u32>,
 }
 
 impl Replay {
+    /// The replay of a game with these tags; an unsupported variant or a bad FEN is
+    /// returned with the tags.
     pub(super) fn new(
         tags: Vec<(String, String)>,
         index: usize,
         line: u32,
-    ) -> Result<Replay, ImportErrorKind> {
+    ) -> Result<Replay, (ImportErrorKind, Vec<(String, String)>)> {
+        match Replay::start(&tags) {
+            Ok((variant, castling, pos, start_fen)) => Ok(Replay {
+                game: Game {
+                    index,
+                    line,
+                    tags,
+                    variant,
+                    start_fen,
+                    plies: Vec::new(),
+                    initial_comment: None,
+                    outcome: None,
+                },
+                pos,
+                castling,
+                seen: HashSet::default(),
+                initial_comments: Vec::new(),
+                legal_now: None,
+            }),
+            Err(kind) => Err((kind, tags)),
+        }
+    }
+
+    /// The variant, castling mode, start position and its FEN that the tags set.
+    fn start(
+        tags: &[(String, String)],
+    ) -> Result<(Variant, CastlingMode, Chess, String), ImportErrorKind> {
         let tag = |name: &str| {
             tags.iter()
                 .find(|(k, _)| k == name)
@@ -257,26 +96,7 @@ impl Replay {
                 (pos, start_fen)
             }
         };
-        Ok(Replay {
-            game: Game {
-                index,
-                line,
-                tags,
-                variant,
-                start_fen,
-                plies: Vec::new(),
-                initial_comment: None,
-                outcome: None,
-            },
-            pos,
-            castling,
-            seen: HashSet::new(),
-            next_token: 0,
-            last_line: line,
-            partial_comment: Vec::new(),
-            initial_comments: Vec::new(),
-            legal_now: None,
-        })
+        Ok((variant, castling, pos, start_fen))
     }
 
     /// Plays one move; `text` is the token as written and `line` its line.
@@ -288,19 +108,28 @@ impl Replay {
     ) -> Result<(), ImportErrorKind> {
         let turn = self.pos.turn();
         let move_number = self.pos.fullmoves().get();
+        // A piece move written without disambiguation that matched one legal move needs
+        // none (the candidates to a square all capture or all do not): its SAN is
+        // written without generating them again, as `San::from_move` would write it.
+        let mut unique_piece_move = matches!(
+            san.san,
+            San::Normal { role, file: None, rank: None, .. } if role != Role::Pawn
+        );
         let m = match san.san.to_move(&self.pos) {
             Ok(m) => m,
-            Err(err) => uci_move(text, &self.pos).ok_or_else(|| ImportErrorKind::IllegalMove {
-                move_number,
-                side: Side::from_color(turn),
-                san: text.to_owned(),
-                reason: match (err, san.san) {
-                    (SanError::AmbiguousSan, _) => "ambiguous",
-                    (SanError::IllegalSan, San::Null) => "null",
-                    (SanError::IllegalSan, _) => "illegal",
-                }
-                .to_owned(),
-            })?,
+            Err(err) => uci_move(text, &self.pos)
+                .inspect(|_| unique_piece_move = false)
+                .ok_or_else(|| ImportErrorKind::IllegalMove {
+                    move_number,
+                    side: Side::from_color(turn),
+                    san: text.to_owned(),
+                    reason: match (err, san.san) {
+                        (SanError::AmbiguousSan, _) => "ambiguous",
+                        (SanError::IllegalSan, San::Null) => "null",
+                        (SanError::IllegalSan, _) => "illegal",
+                    }
+                    .to_owned(),
+                })?,
         };
         let mut fen_before = String::with_capacity(FEN_CAPACITY);
         append_fen(&self.pos, &mut fen_before);
@@ -317,7 +146,11 @@ impl Replay {
         };
         let mut uci = String::with_capacity(5);
         UciMove::from_move(m, self.castling).append_to_string(&mut uci);
-        let san_move = San::from_move(&self.pos, m);
+        let san_move = if unique_piece_move {
+            San::disambiguate(m, &MoveList::new())
+        } else {
+            San::from_move(&self.pos, m)
+        };
         self.pos.play_unchecked(m);
         let legal_after = count_legal(&self.pos);
         self.legal_now = Some(legal_after);
@@ -369,11 +202,15 @@ impl Replay {
             self.initial_comments.push(text.to_owned());
             return;
         };
-        if let Some(clock) = command_arg(text, "clk").and_then(parse_clock) {
+        let (clk, emt) = clock_commands(text);
+        if let Some(clock) = clk.and_then(parse_clock) {
             ply.clock = Some(clock);
         }
-        if let Some(spent) = command_arg(text, "emt").and_then(parse_clock) {
+        if let Some(spent) = emt.and_then(parse_clock) {
             ply.time_spent = Some(spent);
+        }
+        if ply.comments.capacity() == 0 {
+            ply.comments.reserve_exact(1);
         }
         ply.comments.push(text.to_owned());
     }
@@ -383,7 +220,36 @@ impl Replay {
             self.game.initial_comment = Some(self.initial_comments.join(" "));
         }
         fill_time_spent(&mut self.game);
+        // Room reserved from the game's length and not used is given back.
+        if self.game.plies.capacity() > self.game.plies.len() + self.game.plies.len() / 4 {
+            self.game.plies.shrink_to_fit();
+        }
         self.game
+    }
+}
+
+/// A hasher for Zobrist keys, which are uniformly random already: their bits folded
+/// (the default SipHash cost more than the rest of a repetition check).
+#[derive(Default)]
+pub(super) struct ZobristHasher(u64);
+
+impl Hasher for ZobristHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            for (w, b) in word.iter_mut().zip(chunk) {
+                *w = *b;
+            }
+            self.0 = self.0.rotate_left(5) ^ u64::from_le_bytes(word);
+        }
+    }
+
+    fn write_u128(&mut self, n: u128) {
+        self.0 ^= (n as u64) ^ ((n >> 64) as u64);
     }
 }
 
@@ -396,6 +262,32 @@ fn count_legal(pos: &Chess) -> u32 {
 /// `Fen::from_position(pos, EnPassantMode::Legal)`, written without building a `Setup`
 /// and square by square lookups (a FEN is written for every ply).
 pub(super) fn append_fen(pos: &Chess, out: &mut String) {
+    let mut buf = FenBuf {
+        bytes: [0; 128],
+        len: 0,
+    };
+    write_fen(pos, &mut buf);
+    out.push_str(
+        std::str::from_utf8(buf.bytes.get(..buf.len).unwrap_or_default()).unwrap_or_default(),
+    );
+}
+
+/// A FEN's bytes (at most 71 for the board, 28 for the rest).
+struct FenBuf {
+    bytes: [u8; 128],
+    len: usize,
+}
+
+impl FenBuf {
+    fn push(&mut self, c: char) {
+        if let (Some(slot), Ok(b)) = (self.bytes.get_mut(self.len), u8::try_from(c)) {
+            *slot = b;
+            self.len += 1;
+        }
+    }
+}
+
+fn write_fen(pos: &Chess, out: &mut FenBuf) {
     let board = pos.board();
     let mut mailbox = [0u8; 64];
     for color in Color::ALL {
@@ -473,7 +365,7 @@ pub(super) fn append_fen(pos: &Chess, out: &mut String) {
 }
 
 /// Appends `n` in decimal.
-fn append_u32(out: &mut String, n: u32) {
+fn append_u32(out: &mut FenBuf, n: u32) {
     let mut digits = [0u8; 10];
     let mut len = 0;
     let mut rest = n;
