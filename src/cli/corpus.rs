@@ -1302,6 +1302,59 @@ mod tests {
         assert_eq!(back.final_lines().len(), 2);
     }
 
+    #[test]
+    fn a_quick_corpus_takes_its_games_and_players_splits_from_the_origin() {
+        let dir = std::env::temp_dir().join(format!("fairsight-quick-{}", std::process::id()));
+        let (from, quick) = (dir.join("corpus"), dir.join("quick"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let rec = |id: &str, w: &str, b: &str| Record {
+            format: FORMAT,
+            id: id.into(),
+            label: Label::Human,
+            source: "h".into(),
+            file: "f.pgn".into(),
+            game: id[2..].parse().unwrap(),
+            skipped: 0,
+            settings: Settings::default(),
+            engine: EngineInfo::default(),
+            pgn: format!("[White \"{w}\"]\n[Black \"{b}\"]\n\n*\n\n"),
+            positions: Vec::new(),
+        };
+        // The origin's splits: whatever its hashes gave, here set by hand.
+        let mut origin = Manifest::default();
+        for (id, split) in [("h/1", Split::Test), ("h/2", Split::Validation)] {
+            origin.games.insert(
+                id.into(),
+                GameEntry {
+                    label: Label::Human,
+                    split,
+                    positions: 0,
+                    bytes: 0,
+                },
+            );
+        }
+        origin.players.insert("ann".into(), Split::Test);
+        origin.players.insert("bob".into(), Split::Test);
+        origin.save(&from).unwrap();
+        rec("h/1", "Ann", "Bob").save(&quick).unwrap();
+        rec("h/2", "Cid", "Dan").save(&quick).unwrap();
+        // A game the origin does not list is left out.
+        rec("h/3", "Eve", "Fay").save(&quick).unwrap();
+        let mut m = Manifest {
+            splits_from: Some(from.clone()),
+            ..Manifest::default()
+        };
+        m.update(&quick).unwrap();
+        assert_eq!(m.games["h/1"].split, Split::Test);
+        assert_eq!(m.games["h/2"].split, Split::Validation);
+        assert!(!m.games.contains_key("h/3"));
+        assert_eq!(m.players["ann"], Split::Test);
+        // The field is written, so a later `corpus manifest` keeps the origin's splits.
+        m.save(&quick).unwrap();
+        assert_eq!(Manifest::load(&quick).unwrap().splits_from, Some(from));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     impl Manifest {
         fn assign_test(&mut self, r: &Record) -> Split {
             self.assign(r, false)
