@@ -2164,6 +2164,9 @@ fn the_quick_screen_ranks_players_and_the_full_test_analyses_only_the_flagged_pl
     assert_eq!(got, expected);
     assert_eq!(f["settings"]["limit"]["depth"], 4);
     assert_eq!(f["settings"]["multipv"], 4);
+    // --assessment was the quick pass's model: the full test takes the shipped one (which
+    // applies at depth 14 only, so none here), never the quick model.
+    assert_eq!(f["assessment"], Value::Null, "{}", f["assessment"]);
     // Four lines in the full test, two at most in the quick pass.
     let most_lines = |r: &Value| {
         r["games"]

@@ -270,10 +270,13 @@ fn open_inputs(files: &[PathBuf]) -> Result<Vec<Input<'_>>, String> {
     Ok(inputs)
 }
 
-/// The models given by the flags; in quick mode the quick assessment unless one is given.
+/// The models given by the flags; for the quick pass the quick assessment unless one is
+/// given. In quick mode `--assessment` is the quick pass's: the full test (`quick` false)
+/// takes the shipped full assessment.
 fn models_for(args: &AnalyzeArgs, quick: bool) -> Result<ModelOverrides, String> {
     let m = super::merge::load_models(&args.calibration, &args.model, &args.assessment)?;
     let assessment = match (m.assessment, quick) {
+        (_, false) if args.mode == Mode::Quick => None,
         (Some(a), _) => Some(a),
         (None, true) => Some(quick::quick_assessment()?),
         (None, false) => None,
