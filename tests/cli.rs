@@ -2042,3 +2042,173 @@ fn the_streamed_reports_games_and_players_are_the_whole_reports() {
     assert_eq!(r["players"].as_array().unwrap().len(), 150);
     assert!(r["games"][96]["error"].is_string());
 }
+
+/// The quick assessment moved to a node budget a test can afford.
+fn quick_model_at_nodes(nodes: u64) -> PathBuf {
+    let mut m = read_json(&root().join("models/quick-assessment.json"));
+    assert_eq!(
+        m["settings"]["multipv"], 2,
+        "the quick model is fitted at 2 lines"
+    );
+    m["settings"]["limit"] = serde_json::json!({ "nodes": nodes });
+    m["name"] = format!(
+        "{} (test copy at {nodes} nodes)",
+        m["name"].as_str().unwrap()
+    )
+    .into();
+    let out = tmp(&format!("nodes{nodes}-quick-assessment.json"));
+    std::fs::write(&out, m.to_string()).unwrap();
+    out
+}
+
+#[test]
+#[cfg_attr(no_node_stockfish, ignore = "needs node_modules/stockfish: run npm ci")]
+fn the_quick_screen_ranks_players_and_the_full_test_analyses_only_the_flagged_players_games() {
+    require_node_engine();
+    let model = quick_model_at_nodes(2000);
+    let input = root().join("samples/club-blitz.pgn");
+    let common = [
+        input.to_str().unwrap(),
+        "--mode",
+        "quick",
+        "--nodes",
+        "2000",
+        "--jobs",
+        "2",
+        "--assessment",
+        model.to_str().unwrap(),
+    ];
+    // The quick pass alone: 2 lines at the node budget, the quick assessment applied, the
+    // table marked quick.
+    let quick_out = tmp("quick.json");
+    let mut args = vec!["analyze"];
+    args.extend(common);
+    args.extend(["--json", quick_out.to_str().unwrap()]);
+    let o = fairsight(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let q = read_json(&quick_out);
+    assert_eq!(q["settings"]["limit"]["nodes"], 2000);
+    assert_eq!(q["settings"]["multipv"], 2);
+    assert!(
+        q["assessment"].as_str().unwrap().contains("quick"),
+        "{}",
+        q["assessment"]
+    );
+    let players = q["players"].as_array().unwrap();
+    assert!(players.len() >= 4);
+    assert!(
+        players
+            .iter()
+            .all(|p| p["assessment"]["probability"].is_f64())
+    );
+    let table = stdout(&o);
+    assert!(
+        table.contains("quick screen (2000 nodes, 2 lines"),
+        "{table}"
+    );
+    assert!(table.contains("(quick)"), "{table}");
+
+    // Then the full test (depth 4 here) of the two players ranked highest.
+    let full_out = tmp("quick-full.json");
+    let mut args = vec!["analyze"];
+    args.extend(common);
+    args.extend(["--full-for", "2", "--depth", "4"]);
+    args.extend(["--json", full_out.to_str().unwrap()]);
+    let o = fairsight(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let f = read_json(&full_out);
+    let mut ranked: Vec<(f64, String)> = players
+        .iter()
+        .map(|p| {
+            (
+                p["assessment"]["probability"].as_f64().unwrap(),
+                p["name"].as_str().unwrap().to_lowercase(),
+            )
+        })
+        .collect();
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let top: Vec<String> = ranked.iter().take(2).map(|r| r.1.clone()).collect();
+    let screen = f["quickScreen"]["players"].as_array().unwrap();
+    assert_eq!(
+        screen.len(),
+        players.len(),
+        "every player keeps a quick verdict"
+    );
+    let flagged: Vec<String> = screen
+        .iter()
+        .filter(|p| p["fullTest"] == true)
+        .map(|p| p["name"].as_str().unwrap().to_lowercase())
+        .collect();
+    assert_eq!(flagged, top, "the two highest quick probabilities");
+    // The full report holds exactly the flagged players' games, searched at depth 4
+    // with 4 lines, numbered as in the input.
+    let expected: Vec<u64> = q["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| {
+            ["white", "black"].iter().any(|s| {
+                let name = g["sides"][s]["player"].as_str().unwrap().to_lowercase();
+                top.contains(&name)
+            })
+        })
+        .map(|g| g["index"].as_u64().unwrap())
+        .collect();
+    let got: Vec<u64> = f["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["index"].as_u64().unwrap())
+        .collect();
+    assert!(!got.is_empty() && got.len() < q["games"].as_array().unwrap().len());
+    assert_eq!(got, expected);
+    assert_eq!(f["settings"]["limit"]["depth"], 4);
+    assert_eq!(f["settings"]["multipv"], 4);
+    // --assessment was the quick pass's model: the full test takes the shipped one (which
+    // applies at depth 14 only, so none here), never the quick model.
+    assert_eq!(f["assessment"], Value::Null, "{}", f["assessment"]);
+    // Four lines in the full test, two at most in the quick pass.
+    let most_lines = |r: &Value| {
+        r["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|g| g["plies"].as_array().unwrap())
+            .map(|p| p["lines"].as_array().unwrap().len())
+            .max()
+            .unwrap()
+    };
+    assert_eq!(most_lines(&f), 4);
+    assert_eq!(most_lines(&q), 2);
+    let table = stdout(&o);
+    assert!(table.contains("no: quick verdict"), "{table}");
+    assert!(table.contains("the full test"), "{table}");
+    assert!(stderr(&o).contains("full test: "), "{}", stderr(&o));
+}
+
+#[test]
+fn full_for_needs_the_quick_mode_and_a_clear_rule() {
+    let input = root().join("samples/club-blitz.pgn");
+    let input = input.to_str().unwrap();
+    for (args, message) in [
+        (
+            vec![input, "--full-for", "2"],
+            "--full-for needs --mode quick",
+        ),
+        (
+            vec![input, "--mode", "quick", "--full-for", "0"],
+            "--full-for 0",
+        ),
+        (
+            vec![input, "--mode", "quick", "--full-for", "p>=2"],
+            "--full-for p>=2",
+        ),
+        (vec!["-", "--mode", "quick", "--full-for", "3"], "not stdin"),
+    ] {
+        let mut all = vec!["analyze"];
+        all.extend(args);
+        let o = fairsight(&all);
+        assert_eq!(o.status.code(), Some(2), "{all:?}");
+        assert!(stderr(&o).contains(message), "{all:?}: {}", stderr(&o));
+    }
+}

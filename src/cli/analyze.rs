@@ -6,6 +6,7 @@
 //! then the games are kept until the end.
 
 use std::{
+    collections::BTreeSet,
     fs::File,
     io::{self, BufWriter, Read, Write},
     path::{Path, PathBuf},
@@ -15,17 +16,18 @@ use std::{
 
 use anyhow::{Context, Result};
 use fairsight::{
-    Book, GameReport, ModelOverrides, NoBook, Shard, ShardSource, Stream, load_book, pgn,
+    Book, GameReport, ModelOverrides, NoBook, Report, Settings, Shard, ShardSource, Stream,
+    load_book, pgn,
     render::{self, ndjson},
 };
 
 use super::{
     BUILTIN_BOOK,
-    args::{AnalyzeArgs, validate},
+    args::{AnalyzeArgs, Mode, validate},
     cache::{FNV1A_EMPTY, fnv1a_more},
     output::{stdout, write_outputs},
-    pool::{Run, Runner},
-    usage_error,
+    pool::{Run, RunOutcome, Runner},
+    quick, usage_error,
 };
 
 /// Games in flight at most: many more than the engines' chunks need to stay busy, few
@@ -94,17 +96,10 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
         Err(msg) => return usage_error(msg),
     };
     // Every input is opened first: a missing one is a usage error before any work.
-    let mut inputs: Vec<(&Path, Box<dyn Read>)> = Vec::new();
-    for f in &args.files {
-        if f.as_path() == Path::new("-") {
-            inputs.push((f, Box::new(io::stdin().lock())));
-        } else {
-            match File::open(f) {
-                Ok(file) => inputs.push((f, Box::new(file))),
-                Err(e) => return usage_error(format!("cannot read {}: {e}", f.display())),
-            }
-        }
-    }
+    let inputs = match open_inputs(&args.files) {
+        Ok(i) => i,
+        Err(msg) => return usage_error(msg),
+    };
     let book: Box<dyn Book + Send + Sync> = match args.book.as_str() {
         "none" => Box::new(NoBook),
         "builtin" => load_book(BUILTIN_BOOK).context("the built-in opening book")?,
@@ -116,12 +111,8 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
             Err(e) => return usage_error(format!("--book {path}: cannot read: {e}")),
         },
     };
-    let models = match super::merge::load_models(&args.calibration, &args.model, &args.assessment) {
-        Ok(m) => ModelOverrides {
-            classifier: m.classifier,
-            calibration: m.calibration,
-            assessment: m.assessment,
-        },
+    let models = match models_for(&args, args.mode == Mode::Quick) {
+        Ok(m) => m,
         Err(e) => return usage_error(e),
     };
     let mut ratings = Vec::new();
@@ -143,110 +134,93 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
     };
     let whole = [&args.json, &args.pgn, &args.log, &args.results]
         .iter()
-        .any(|p| p.is_some());
+        .any(|p| p.is_some())
+        || v.full_for.is_some();
     let mut sink = Sink {
         ndjson,
         kept: whole.then(Vec::new),
         games: 0,
         failed: 0,
     };
-
-    let run = Run {
-        engine: &v.engine,
+    let pass = Pass {
+        args: &args,
         settings: &v.settings,
-        workers: v.jobs,
-        timeout: Duration::from_secs(args.search_timeout.max(1)),
-        cache: args.cache.as_deref(),
+        engine: &v.engine,
+        jobs: v.jobs,
+        shard: v.shard,
+        book: book.as_ref(),
+        ratings: &ratings,
     };
-    let mut runner = match Runner::start(&run) {
-        Ok(r) => r,
-        Err(msg) => return usage_error(msg),
+    let Some((mut report, outcome)) = pass.run(inputs, models, &mut sink, None)? else {
+        return Ok(ExitCode::from(super::EXIT_USAGE));
     };
-    let mut stream = Stream::new(v.settings.clone(), runner.engine.clone(), models);
-    for (name, elo) in &ratings {
-        stream.set_rating(name, *elo);
+    log_outcome("", &outcome);
+    if args.mode == Mode::Quick && report.assessment.is_none() {
+        eprintln!(
+            "fairsight: the quick assessment does not apply to these settings or this engine \
+             (it was fitted at {} nodes, {} lines, with the default engine): players are not ranked",
+            quick::QUICK_NODES,
+            quick::QUICK_LINES
+        );
     }
-    sink.write(&ndjson::head_line(&stream.head()))?;
+    let mut failed = outcome.failures.len();
 
-    // Games are numbered across all files in order; lines are per file.
-    let mut numbered = 0;
-    let mut sources = Vec::new();
-    for (f, source) in inputs {
-        let mut hashed = Hashed {
-            inner: source,
-            bytes: 0,
-            fnv1a: FNV1A_EMPTY,
+    // --full-for: the full analysis of the flagged players' games.
+    let mut quick_screen = None;
+    if let Some((rule, full_settings)) = &v.full_for {
+        let ranked = quick::rank(&report, Some(*rule));
+        let chosen = quick::games_of(&report, &ranked);
+        eprintln!(
+            "fairsight: quick screen done; the full test for {} player(s), {} game(s)",
+            ranked.iter().filter(|r| r.full).count(),
+            chosen.len()
+        );
+        let screen_json = quick::json(
+            &ranked,
+            &report.settings,
+            args.full_for.as_deref().unwrap_or_default(),
+            report.assessment.as_deref().unwrap_or("none"),
+        );
+        let screen_table = quick::table(&ranked, &report.settings);
+        let inputs = match open_inputs(&args.files) {
+            Ok(i) => i,
+            Err(msg) => return usage_error(msg),
         };
-        for item in pgn::Reader::new(&mut hashed) {
-            let mut g = match item {
-                Ok(g) => g,
-                Err(e) => return usage_error(format!("cannot read {}: {e}", f.display())),
-            };
-            let index = numbered;
-            numbered += 1;
-            // --shard K/N: the games numbered K-1 modulo N, their numbers kept.
-            if let Some((k, n)) = v.shard
-                && index % n != k - 1
-            {
-                continue;
-            }
-            match &mut g {
-                Ok(game) => game.index = index,
-                Err(e) => {
-                    e.index = index;
-                    eprintln!("fairsight: {}: skipped {e}", f.display());
-                }
-            }
-            let jobs = stream.push(g, book.as_ref());
-            runner.add_total(jobs.iter().map(|j| j.tasks.len()).sum());
-            for job in jobs {
-                match runner.submit(job) {
-                    Ok(Some(result)) => stream.add_result(result),
-                    Ok(None) => {}
-                    Err(msg) => return usage_error(msg),
-                }
-            }
-            sink.drain(&mut stream)?;
-            // A full window waits for the engines.
-            while stream.in_flight() >= IN_FLIGHT && wait(&mut runner, &mut stream) {
-                sink.drain(&mut stream)?;
-            }
-        }
-        if v.shard.is_some() {
-            sources.push(ShardSource {
-                name: f
-                    .file_name()
-                    .map_or_else(|| f.display().to_string(), |n| n.to_string_lossy().into()),
-                bytes: hashed.bytes,
-                fnv1a: format!("{:016x}", hashed.fnv1a),
-            });
-        }
+        let models = match models_for(&args, false) {
+            Ok(m) => m,
+            Err(e) => return usage_error(e),
+        };
+        let mut full_sink = Sink {
+            ndjson: None,
+            kept: Some(Vec::new()),
+            games: 0,
+            failed: 0,
+        };
+        let full = Pass {
+            settings: full_settings,
+            ..pass
+        };
+        let Some((full_report, full_outcome)) =
+            full.run(inputs, models, &mut full_sink, Some(&chosen))?
+        else {
+            return Ok(ExitCode::from(super::EXIT_USAGE));
+        };
+        log_outcome("full test: ", &full_outcome);
+        failed += full_outcome.failures.len();
+        report = full_report;
+        sink.failed = full_sink.failed;
+        quick_screen = Some((screen_json, screen_table));
     }
-    while wait(&mut runner, &mut stream) {
-        sink.drain(&mut stream)?;
-    }
-    sink.drain(&mut stream)?;
-    let outcome = runner.finish();
 
-    let mut report = stream.finish();
-    for p in &report.players {
-        sink.write(&ndjson::player_line(p))?;
-    }
-    sink.write(&ndjson::end_line(sink.games, report.players.len()))?;
-    if let Some((out, path)) = &mut sink.ndjson {
-        out.flush()
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    report.shard = v.shard.map(|(index, count)| Shard {
-        index,
-        count,
-        games: numbered,
-        sources,
-        ratings: ratings.clone(),
-    });
-    if let Some(kept) = sink.kept.take() {
-        report.games = kept;
-        write_outputs(&args, &v, &report)?;
+    if whole {
+        let mut json = report.to_json();
+        if let Some((screen, _)) = &quick_screen {
+            // The quick verdicts of every player beside the full report: a field of its
+            // own, which readers of the report may ignore.
+            json.pop();
+            json = format!("{json},\"quickScreen\":{screen}}}");
+        }
+        write_outputs(&args, &v, &report, &json)?;
     }
     let to_stdout = [
         &args.json,
@@ -258,10 +232,65 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
     .iter()
     .any(|p| p.as_deref() == Some(Path::new("-")));
     if !args.quiet && !to_stdout {
-        stdout(&render::player_table_of(&report, sink.failed));
+        let mut text = String::new();
+        if args.mode == Mode::Quick && v.full_for.is_none() {
+            text += &quick::table(&quick::rank(&report, None), &report.settings);
+            text += "\n";
+        }
+        if let Some((_, table)) = &quick_screen {
+            text += table;
+            text += "\nthe full test (review defaults) of the flagged players' games:\n";
+        }
+        text += &render::player_table_of(&report, sink.failed);
+        stdout(&text);
     }
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// An input file (or `-`) and its reader.
+type Input<'a> = (&'a Path, Box<dyn Read>);
+
+/// The inputs, opened (`-` is stdin).
+fn open_inputs(files: &[PathBuf]) -> Result<Vec<Input<'_>>, String> {
+    let mut inputs: Vec<Input> = Vec::new();
+    for f in files {
+        if f.as_path() == Path::new("-") {
+            inputs.push((f, Box::new(io::stdin().lock())));
+        } else {
+            match File::open(f) {
+                Ok(file) => inputs.push((f, Box::new(file))),
+                Err(e) => return Err(format!("cannot read {}: {e}", f.display())),
+            }
+        }
+    }
+    Ok(inputs)
+}
+
+/// The models given by the flags; for the quick pass the quick assessment unless one is
+/// given. In quick mode `--assessment` is the quick pass's: the full test (`quick` false)
+/// takes the shipped full assessment.
+fn models_for(args: &AnalyzeArgs, quick: bool) -> Result<ModelOverrides, String> {
+    let m = super::merge::load_models(&args.calibration, &args.model, &args.assessment)?;
+    let assessment = match (m.assessment, quick) {
+        (_, false) if args.mode == Mode::Quick => None,
+        (Some(a), _) => Some(a),
+        (None, true) => Some(quick::quick_assessment()?),
+        (None, false) => None,
+    };
+    Ok(ModelOverrides {
+        classifier: m.classifier,
+        calibration: m.calibration,
+        assessment,
+    })
+}
+
+fn log_outcome(what: &str, outcome: &RunOutcome) {
     eprintln!(
-        "fairsight: {} positions searched in {:.1}s with {} engine(s){}",
+        "fairsight: {what}{} positions searched in {:.1}s with {} engine(s){}",
         outcome.searched,
         outcome.elapsed.as_secs_f64(),
         outcome.workers,
@@ -271,11 +300,142 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
             String::new()
         }
     );
-    Ok(if outcome.failures.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+}
+
+/// One analysis of the inputs at one setting.
+#[derive(Clone, Copy)]
+struct Pass<'a> {
+    args: &'a AnalyzeArgs,
+    settings: &'a Settings,
+    engine: &'a str,
+    jobs: usize,
+    shard: Option<(usize, usize)>,
+    book: &'a (dyn Book + Send + Sync),
+    ratings: &'a [(String, f64)],
+}
+
+impl Pass<'_> {
+    /// Analyses the games (only those numbered in `only`, if given) into `sink`; the
+    /// report (its games in `sink.kept`) and what the engines did. `None` after a usage
+    /// error (printed).
+    fn run(
+        &self,
+        inputs: Vec<Input>,
+        models: ModelOverrides,
+        sink: &mut Sink,
+        only: Option<&BTreeSet<usize>>,
+    ) -> Result<Option<(Report, RunOutcome)>> {
+        let args = self.args;
+        let run = Run {
+            engine: self.engine,
+            settings: self.settings,
+            workers: self.jobs,
+            timeout: Duration::from_secs(args.search_timeout.max(1)),
+            cache: args.cache.as_deref(),
+        };
+        let mut runner = match Runner::start(&run) {
+            Ok(r) => r,
+            Err(msg) => {
+                usage_error(msg)?;
+                return Ok(None);
+            }
+        };
+        let mut stream = Stream::new(self.settings.clone(), runner.engine.clone(), models);
+        for (name, elo) in self.ratings {
+            stream.set_rating(name, *elo);
+        }
+        sink.write(&ndjson::head_line(&stream.head()))?;
+
+        // Games are numbered across all files in order; lines are per file.
+        let mut numbered = 0;
+        let mut sources = Vec::new();
+        for (f, source) in inputs {
+            let mut hashed = Hashed {
+                inner: source,
+                bytes: 0,
+                fnv1a: FNV1A_EMPTY,
+            };
+            for item in pgn::Reader::new(&mut hashed) {
+                let mut g = match item {
+                    Ok(g) => g,
+                    Err(e) => {
+                        usage_error(format!("cannot read {}: {e}", f.display()))?;
+                        return Ok(None);
+                    }
+                };
+                let index = numbered;
+                numbered += 1;
+                // --shard K/N: the games numbered K-1 modulo N, their numbers kept.
+                if let Some((k, n)) = self.shard
+                    && index % n != k - 1
+                {
+                    continue;
+                }
+                if only.is_some_and(|o| !o.contains(&index)) {
+                    continue;
+                }
+                match &mut g {
+                    Ok(game) => game.index = index,
+                    Err(e) => {
+                        e.index = index;
+                        eprintln!("fairsight: {}: skipped {e}", f.display());
+                    }
+                }
+                let jobs = stream.push(g, self.book);
+                runner.add_total(jobs.iter().map(|j| j.tasks.len()).sum());
+                for job in jobs {
+                    match runner.submit(job) {
+                        Ok(Some(result)) => stream.add_result(result),
+                        Ok(None) => {}
+                        Err(msg) => {
+                            usage_error(msg)?;
+                            return Ok(None);
+                        }
+                    }
+                }
+                sink.drain(&mut stream)?;
+                // A full window waits for the engines.
+                while stream.in_flight() >= IN_FLIGHT && wait(&mut runner, &mut stream) {
+                    sink.drain(&mut stream)?;
+                }
+            }
+            if self.shard.is_some() {
+                sources.push(ShardSource {
+                    name: f
+                        .file_name()
+                        .map_or_else(|| f.display().to_string(), |n| n.to_string_lossy().into()),
+                    bytes: hashed.bytes,
+                    fnv1a: format!("{:016x}", hashed.fnv1a),
+                });
+            }
+        }
+        while wait(&mut runner, &mut stream) {
+            sink.drain(&mut stream)?;
+        }
+        sink.drain(&mut stream)?;
+        let outcome = runner.finish();
+
+        let mut report = stream.finish();
+        for p in &report.players {
+            sink.write(&ndjson::player_line(p))?;
+        }
+        sink.write(&ndjson::end_line(sink.games, report.players.len()))?;
+        if let Some((out, path)) = &mut sink.ndjson {
+            out.flush()
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        report.shard = self.shard.map(|(index, count)| Shard {
+            index,
+            count,
+            games: numbered,
+            sources,
+            ratings: self.ratings.to_vec(),
+        });
+        if let Some(kept) = sink.kept.take() {
+            report.games = kept;
+        }
+        Ok(Some((report, outcome)))
+    }
 }
 
 /// Waits for the next job's outcome and gives it to the stream; `false` when no job was

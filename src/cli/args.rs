@@ -25,6 +25,11 @@ pub(crate) enum Mode {
     /// --slm-depth recording the choice at each depth from --min-depth, then --multipv
     /// lines (default 10) to --depth (default 14), hash kept; --log and --results.
     Screening,
+    /// The quick screen: a small fixed node count with 2 lines (about a tenth of the
+    /// review's cost a position), players ranked by the quick assessment
+    /// (models/quick-assessment.json); with --full-for, the full analysis of the games of
+    /// the players it flags.
+    Quick,
 }
 
 #[derive(Args)]
@@ -37,12 +42,14 @@ pub(crate) struct AnalyzeArgs {
     pub(crate) engine: Option<String>,
     /// Search depth per position [default: 14]; in screening mode the depth dL of the
     /// multi-line search.
-    #[arg(long, conflicts_with = "nodes")]
+    /// In quick mode, the depth of the full test (`--full-for`).
+    #[arg(long)]
     pub(crate) depth: Option<u32>,
-    /// Search nodes per position (instead of a depth).
+    /// Search nodes per position (instead of a depth) [default: 25000 in quick mode].
     #[arg(long)]
     pub(crate) nodes: Option<u64>,
-    /// Lines per position (MultiPV) [default: 4; 1 in annotate mode; 10 in screening].
+    /// Lines per position (MultiPV) [default: 4; 1 in annotate mode; 10 in screening; 2
+    /// in quick mode].
     #[arg(long)]
     pub(crate) multipv: Option<u32>,
     /// Screening mode: depth d of the single-line search.
@@ -136,6 +143,13 @@ pub(crate) struct AnalyzeArgs {
     /// shards' JSON reports into the whole batch's.
     #[arg(long, value_name = "K/N")]
     pub(crate) shard: Option<String>,
+    /// Quick mode: after the quick pass, analyse at the review defaults (or --depth) the
+    /// games of the players it flags: `K` (the K players with the highest quick
+    /// probability) or `p>=P` (every player whose quick probability is at least P). The
+    /// report is the full report of those games; the other players keep their quick
+    /// verdict (`quickScreen` in the JSON, the quick table).
+    #[arg(long, value_name = "K|p>=P")]
+    pub(crate) full_for: Option<String>,
 }
 
 pub(crate) struct Validated {
@@ -147,6 +161,8 @@ pub(crate) struct Validated {
     pub(crate) tested: SideFilter,
     /// `--shard K/N`: (K, N).
     pub(crate) shard: Option<(usize, usize)>,
+    /// `--full-for`: which players get the full test, and its settings.
+    pub(crate) full_for: Option<(super::quick::FullFor, Settings)>,
 }
 
 /// `K/N` with 1 ≤ K ≤ N.
@@ -165,10 +181,30 @@ pub(crate) fn parse_shard(spec: &str) -> Result<(usize, usize), String> {
 
 pub(crate) fn validate(args: &AnalyzeArgs) -> Result<Validated, String> {
     let shard = args.shard.as_deref().map(parse_shard).transpose()?;
+    if args.depth.is_some() && args.nodes.is_some() && args.mode != Mode::Quick {
+        return Err("--depth and --nodes: give one of them".into());
+    }
+    let full_for = args
+        .full_for
+        .as_deref()
+        .map(super::quick::parse_full_for)
+        .transpose()?;
+    if full_for.is_some() {
+        if args.mode != Mode::Quick {
+            return Err("--full-for needs --mode quick".into());
+        }
+        if args.ndjson.is_some() || args.shard.is_some() {
+            return Err("--full-for writes a whole report: no --ndjson or --shard".into());
+        }
+        if args.files.iter().any(|f| f.as_path() == Path::new("-")) {
+            return Err("--full-for reads the input twice: give files, not stdin (-)".into());
+        }
+    }
     let default_multipv = match args.mode {
         Mode::Review => DEFAULT_MULTIPV,
         Mode::Annotate => 1,
         Mode::Screening => SCREENING_LINES,
+        Mode::Quick => super::quick::QUICK_LINES,
     };
     let default_depth = match args.mode {
         Mode::Screening => SCREENING_MLM_DEPTH,
@@ -186,10 +222,12 @@ pub(crate) fn validate(args: &AnalyzeArgs) -> Result<Validated, String> {
             None
         }
     };
-    let limit = match (args.depth, args.nodes) {
-        (_, Some(n)) => Limit::Nodes(n),
-        (Some(d), None) => Limit::Depth(d),
-        (None, None) => Limit::Depth(default_depth),
+    let limit = match (args.mode, args.depth, args.nodes) {
+        (_, _, Some(n)) => Limit::Nodes(n),
+        // Quick mode: --depth is the full test's.
+        (Mode::Quick, _, None) => Limit::Nodes(super::quick::QUICK_NODES),
+        (_, Some(d), None) => Limit::Depth(d),
+        (_, None, None) => Limit::Depth(default_depth),
     };
     let multipv = args.multipv.unwrap_or(default_multipv);
     let jobs = args.jobs.unwrap_or_else(|| {
@@ -208,7 +246,7 @@ pub(crate) fn validate(args: &AnalyzeArgs) -> Result<Validated, String> {
         )?,
     };
     let crafty = match args.mode {
-        Mode::Review | Mode::Screening => None,
+        Mode::Review | Mode::Screening | Mode::Quick => None,
         Mode::Annotate => {
             let side: SideFilter = args.side.parse().map_err(|e| format!("--side: {e}"))?;
             let moves =
@@ -251,7 +289,20 @@ pub(crate) fn validate(args: &AnalyzeArgs) -> Result<Validated, String> {
         };
         format!("{flags}: {e}")
     })?;
+    let full_for = match full_for {
+        None => None,
+        Some(rule) => {
+            let full = Settings {
+                limit: Limit::Depth(args.depth.unwrap_or(DEFAULT_DEPTH)),
+                multipv: DEFAULT_MULTIPV,
+                ..settings.clone()
+            };
+            full.validate().map_err(|e| format!("--depth: {e}"))?;
+            Some((rule, full))
+        }
+    };
     Ok(Validated {
+        full_for,
         shard,
         tested,
         settings,

@@ -50,6 +50,9 @@ pub enum CorpusCmd {
     /// record reads and imports, holds exactly the positions its settings search, and is
     /// listed with its counts; no player is in two splits.
     Check(ManifestArgs),
+    /// Analyse games of another corpus again at the quick screen's settings (`analyze
+    /// --mode quick`) into a corpus of their own that keeps their ids and splits.
+    Quick(QuickArgs),
 }
 
 /// What a game's moves are.
@@ -142,6 +145,41 @@ pub struct ReportArgs {
 }
 
 #[derive(Args)]
+pub struct QuickArgs {
+    /// The corpus whose games are analysed again (their records' games, cut as stored).
+    #[arg(long, default_value = "corpus")]
+    from: PathBuf,
+    /// The quick corpus folder (its manifest takes every game's split from `--from`'s).
+    #[arg(long, default_value = "corpus/quick")]
+    corpus: PathBuf,
+    /// Only games of this split (repeatable) [default: train, validation and test].
+    #[arg(long, value_enum)]
+    split: Vec<Split>,
+    /// Only these sources (repeatable) [default: all].
+    #[arg(long)]
+    source: Vec<String>,
+    /// Only this share of the chosen games, in percent, by a hash of each game's id (the
+    /// same games every time; a larger share adds games).
+    #[arg(long, default_value_t = 100)]
+    percent: u64,
+    /// UCI engine command line (default: node + the npm stockfish lite single build).
+    #[arg(long)]
+    engine: Option<String>,
+    /// Engines run in parallel [default: number of cores].
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Nodes per search (tests only: the quick corpus is analysed at the quick settings).
+    #[arg(long, default_value_t = super::quick::QUICK_NODES, hide = true)]
+    nodes: u64,
+    /// Reuse and fill this chunk cache (as `analyze --cache`).
+    #[arg(long)]
+    cache: Option<PathBuf>,
+    /// Seconds a single search may take before the engine is restarted.
+    #[arg(long, default_value_t = 120)]
+    search_timeout: u64,
+}
+
+#[derive(Args)]
 pub struct ManifestArgs {
     /// The corpus folder.
     #[arg(long, default_value = "corpus")]
@@ -153,6 +191,7 @@ pub fn run(cmd: CorpusCmd) -> Result<ExitCode> {
         CorpusCmd::Add(a) => add(a),
         CorpusCmd::Report(a) => report(a).map(|()| ExitCode::SUCCESS),
         CorpusCmd::Check(a) => check(&a.corpus),
+        CorpusCmd::Quick(a) => quick(a),
         CorpusCmd::Manifest(a) => {
             let mut m = Manifest::load(&a.corpus)?;
             m.update(&a.corpus)?;
@@ -405,6 +444,10 @@ pub struct Manifest {
     pub players: BTreeMap<String, Split>,
     /// The commands that made the corpus, in order.
     pub commands: Vec<String>,
+    /// A corpus of games analysed again at other settings (`corpus quick`): the corpus
+    /// folder whose manifest gives every game its split and every player theirs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub splits_from: Option<PathBuf>,
 }
 
 #[derive(Debug, Default, Clone, Serialize, Deserialize)]
@@ -565,6 +608,10 @@ impl Manifest {
     /// its split, and recounts.
     pub fn update(&mut self, corpus: &Path) -> Result<()> {
         let reserved = Reserved::load(corpus)?;
+        let origin = match &self.splits_from {
+            Some(from) => Some(Manifest::load(from)?),
+            None => None,
+        };
         for path in all_records(corpus)? {
             let r = match Record::load(&path) {
                 Ok(r) => r,
@@ -577,7 +624,32 @@ impl Manifest {
             if self.games.contains_key(&r.id) {
                 continue;
             }
-            let split = self.assign(&r, reserved.holds(&r));
+            let split = match &origin {
+                None => self.assign(&r, reserved.holds(&r)),
+                // The same split as in the corpus the game comes from, its players' too.
+                Some(o) => {
+                    let Some(entry) = o.games.get(&r.id) else {
+                        eprintln!(
+                            "fairsight: corpus: {}: not in {}'s manifest: left out",
+                            r.id,
+                            self.splits_from
+                                .as_deref()
+                                .unwrap_or(Path::new(""))
+                                .display()
+                        );
+                        continue;
+                    };
+                    for n in ["White", "Black"]
+                        .iter()
+                        .filter_map(|t| player_key(r.tag(t)))
+                    {
+                        if let Some(s) = o.players.get(&n) {
+                            self.players.insert(n, *s);
+                        }
+                    }
+                    entry.split
+                }
+            };
             let bytes = std::fs::metadata(&path)?.len();
             self.games.insert(
                 r.id.clone(),
@@ -806,6 +878,152 @@ fn add(a: AddArgs) -> Result<ExitCode> {
     if let Some(path) = &a.json {
         let report = analysis.report(outcome.engine.clone());
         super::output::write_to(path, &(report.to_json() + "\n"))?;
+    }
+    eprintln!(
+        "fairsight: {written} games stored in {}, {} positions searched in {:.1}s{}",
+        a.corpus.display(),
+        outcome.searched,
+        outcome.elapsed.as_secs_f64(),
+        if outcome.cached > 0 {
+            format!(", {} from the cache", outcome.cached)
+        } else {
+            String::new()
+        }
+    );
+    eprint!("{}", manifest.summary());
+    Ok(if outcome.failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `corpus quick`: the chosen games of `--from` analysed again at the quick settings,
+/// stored under the same ids in `--corpus`, whose manifest takes their splits from
+/// `--from`'s (so models fitted there are fitted and measured on the same games).
+fn quick(a: QuickArgs) -> Result<ExitCode> {
+    if a.percent == 0 || a.percent > 100 {
+        return super::usage_error("--percent: 1 to 100");
+    }
+    if a.corpus == a.from {
+        return super::usage_error("--corpus: another folder than --from");
+    }
+    let origin = Manifest::load(&a.from)?;
+    if origin.games.is_empty() {
+        return super::usage_error(format!("{}: no corpus there", a.from.display()));
+    }
+    let splits = if a.split.is_empty() {
+        vec![Split::Train, Split::Validation, Split::Test]
+    } else {
+        a.split.clone()
+    };
+    let mut chosen = Vec::new();
+    for r in load_records(&a.from, &a.source, None, None)? {
+        let Some(entry) = origin.games.get(&r.id) else {
+            continue;
+        };
+        if splits.contains(&entry.split)
+            && fnv1a(&r.id) % 100 < a.percent
+            && !Record::path(&a.corpus, &r.source, r.game).exists()
+        {
+            chosen.push(r);
+        }
+    }
+    let command = format!("fairsight {}", shell_words::join(std::env::args().skip(1)));
+    let settings = super::quick::quick_settings(a.nodes);
+    eprintln!(
+        "fairsight: {} games of {} to analyse at {} nodes, {} lines",
+        chosen.len(),
+        a.from.display(),
+        a.nodes,
+        settings.multipv
+    );
+    let mut manifest = Manifest::load(&a.corpus)?;
+    if manifest.splits_from.is_none() && !manifest.games.is_empty() {
+        bail!(
+            "{}: an ordinary corpus (its splits are its own): pick another folder",
+            a.corpus.display()
+        );
+    }
+    manifest.splits_from = Some(a.from.clone());
+    manifest.commands.push(command);
+    manifest.save(&a.corpus)?;
+    let text: String = chosen.iter().map(|r| r.pgn.as_str()).collect();
+    let games = fairsight::pgn::import(&text);
+    if games.len() != chosen.len() || games.iter().any(Result::is_err) {
+        bail!("a stored game did not import again (a bug)");
+    }
+    let book = book_for(&settings)?;
+    let mut analysis = Analysis::new(games, settings.clone(), book.as_ref());
+    let jobs = analysis.jobs();
+    let mut remaining: HashMap<usize, usize> = HashMap::new();
+    for j in &jobs {
+        *remaining.entry(j.id.game).or_default() += 1;
+    }
+    let mut positions: HashMap<usize, Vec<PositionAnalysis>> = HashMap::new();
+    let mut written = 0;
+    let mut write_error = None;
+    let record = |i: usize, engine: &EngineInfo, mut found: Vec<PositionAnalysis>| {
+        found.sort_by_key(|x| x.ply_index);
+        Record {
+            settings: settings.clone(),
+            engine: engine.clone(),
+            positions: found.iter().map(StoredPosition::new).collect(),
+            ..chosen[i].clone()
+        }
+    };
+    let engine = match &a.engine {
+        Some(e) => e.clone(),
+        None => match super::engine::default_engine() {
+            Some(e) => e,
+            None => return super::usage_error("no engine: run `npm ci`, or pass --engine CMD"),
+        },
+    };
+    let run = super::pool::Run {
+        engine: &engine,
+        settings: &settings,
+        workers: a.jobs.unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        }),
+        timeout: Duration::from_secs(a.search_timeout.max(1)),
+        cache: a.cache.as_deref(),
+    };
+    let outcome = run.execute(jobs, analysis.total_positions(), |engine, result| {
+        let game = result.id.game;
+        positions
+            .entry(game)
+            .or_default()
+            .extend(result.positions.iter().cloned());
+        analysis.add_result(result);
+        let left = remaining.entry(game).or_default();
+        *left = left.saturating_sub(1);
+        if *left == 0 {
+            let r = record(game, engine, positions.remove(&game).unwrap_or_default());
+            match r.save(&a.corpus) {
+                Ok(_) => written += 1,
+                Err(e) => write_error = Some(e),
+            }
+        }
+    });
+    let outcome = match outcome {
+        Ok(o) => o,
+        Err(msg) => return super::usage_error(msg),
+    };
+    if write_error.is_none() {
+        for i in 0..chosen.len() {
+            if !remaining.contains_key(&i) {
+                record(i, &outcome.engine, Vec::new()).save(&a.corpus)?;
+                written += 1;
+            }
+        }
+    }
+    let mut manifest = Manifest::load(&a.corpus)?;
+    manifest.update(&a.corpus)?;
+    manifest.save(&a.corpus)?;
+    if let Some(e) = write_error {
+        return Err(e);
     }
     eprintln!(
         "fairsight: {written} games stored in {}, {} positions searched in {:.1}s{}",
@@ -1082,6 +1300,59 @@ mod tests {
         assert_eq!(back.lines[2].pv, ["g1f3", "g8f6", "b1c3"]);
         assert_eq!(back.bestmove.as_deref(), Some("g1f3"));
         assert_eq!(back.final_lines().len(), 2);
+    }
+
+    #[test]
+    fn a_quick_corpus_takes_its_games_and_players_splits_from_the_origin() {
+        let dir = std::env::temp_dir().join(format!("fairsight-quick-{}", std::process::id()));
+        let (from, quick) = (dir.join("corpus"), dir.join("quick"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let rec = |id: &str, w: &str, b: &str| Record {
+            format: FORMAT,
+            id: id.into(),
+            label: Label::Human,
+            source: "h".into(),
+            file: "f.pgn".into(),
+            game: id[2..].parse().unwrap(),
+            skipped: 0,
+            settings: Settings::default(),
+            engine: EngineInfo::default(),
+            pgn: format!("[White \"{w}\"]\n[Black \"{b}\"]\n\n*\n\n"),
+            positions: Vec::new(),
+        };
+        // The origin's splits: whatever its hashes gave, here set by hand.
+        let mut origin = Manifest::default();
+        for (id, split) in [("h/1", Split::Test), ("h/2", Split::Validation)] {
+            origin.games.insert(
+                id.into(),
+                GameEntry {
+                    label: Label::Human,
+                    split,
+                    positions: 0,
+                    bytes: 0,
+                },
+            );
+        }
+        origin.players.insert("ann".into(), Split::Test);
+        origin.players.insert("bob".into(), Split::Test);
+        origin.save(&from).unwrap();
+        rec("h/1", "Ann", "Bob").save(&quick).unwrap();
+        rec("h/2", "Cid", "Dan").save(&quick).unwrap();
+        // A game the origin does not list is left out.
+        rec("h/3", "Eve", "Fay").save(&quick).unwrap();
+        let mut m = Manifest {
+            splits_from: Some(from.clone()),
+            ..Manifest::default()
+        };
+        m.update(&quick).unwrap();
+        assert_eq!(m.games["h/1"].split, Split::Test);
+        assert_eq!(m.games["h/2"].split, Split::Validation);
+        assert!(!m.games.contains_key("h/3"));
+        assert_eq!(m.players["ann"], Split::Test);
+        // The field is written, so a later `corpus manifest` keeps the origin's splits.
+        m.save(&quick).unwrap();
+        assert_eq!(Manifest::load(&quick).unwrap().splits_from, Some(from));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     impl Manifest {

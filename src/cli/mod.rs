@@ -15,6 +15,7 @@ mod merge;
 mod output;
 mod pool;
 mod progress;
+mod quick;
 
 use std::process::ExitCode;
 

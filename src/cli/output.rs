@@ -26,9 +26,15 @@ pub(crate) fn write_to(path: &Path, text: &str) -> Result<()> {
     }
 }
 
-pub(crate) fn write_outputs(args: &AnalyzeArgs, v: &Validated, report: &Report) -> Result<()> {
+/// The report's outputs; `json` is its JSON form (the report's, with anything added).
+pub(crate) fn write_outputs(
+    args: &AnalyzeArgs,
+    v: &Validated,
+    report: &Report,
+    json: &str,
+) -> Result<()> {
     if let Some(path) = &args.json {
-        write_to(path, &(report.to_json() + "\n"))?;
+        write_to(path, &(json.to_owned() + "\n"))?;
     }
     if let Some(path) = &args.pgn {
         let text = match &v.crafty {

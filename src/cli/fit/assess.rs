@@ -104,6 +104,9 @@ pub struct FitArgs {
     /// same games and would look better on them than it is.
     #[arg(long)]
     classifier_oof: Option<PathBuf>,
+    /// The model's name (in reports) [default: the full assessment's].
+    #[arg(long)]
+    name: Option<String>,
 }
 
 #[derive(Args)]
@@ -623,11 +626,13 @@ fn fit(a: FitArgs) -> Result<()> {
         .context("empty corpus")?;
     let manifest = Manifest::load(&a.corpus)?;
     let mut model = AssessmentModel {
-        name:
+        name: a.name.clone().unwrap_or_else(|| {
             "fairsight assessment (signals of a game side or player, one model per kind of input)"
-                .into(),
+                .into()
+        }),
         source: format!(
-            "corpus/ ({} games: {})",
+            "{}/ ({} games: {})",
+            a.corpus.display(),
             manifest.games.len(),
             manifest
                 .sources
