@@ -2212,3 +2212,83 @@ fn full_for_needs_the_quick_mode_and_a_clear_rule() {
         assert!(stderr(&o).contains(message), "{all:?}: {}", stderr(&o));
     }
 }
+
+/// The old walk of the file's trees (`[feature, threshold, left, right]`, a leaf
+/// `[-1, class, 0, 0]`): the reference smartcore's evaluation must match bit for bit.
+fn walk_trees(trees: &[Value], x: &[f64]) -> f64 {
+    let votes: f64 = trees
+        .iter()
+        .map(|t| {
+            let node = |i: usize| -> Vec<f64> {
+                t[i].as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_f64().unwrap())
+                    .collect()
+            };
+            let mut n = node(0);
+            while n[0] >= 0.0 {
+                n = node(if x[n[0] as usize] <= n[1] { n[2] } else { n[3] } as usize);
+            }
+            n[1]
+        })
+        .sum();
+    votes / trees.len() as f64
+}
+
+#[test]
+fn the_classifier_through_smartcore_scores_a_real_report_as_the_tree_walk_did() {
+    // Real games rebuilt from the committed corpus at the defaults (no engine needed),
+    // where the shipped move classifier applies: every candidate move's probability in
+    // the report (smartcore's trees on an ndarray matrix of the game's moves) equals the
+    // old tree walk of the file on that move's features, bit for bit.
+    let o = fairsight(&[
+        "corpus",
+        "report",
+        "--source",
+        "tcec",
+        "--source",
+        "lichess-2025-05",
+        "--limit",
+        "1",
+        "--json",
+        "-",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json = stdout(&o);
+    let report = fairsight::Report::from_json(&json).unwrap();
+    let model: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("models/move-classifier.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(report.classifier.as_deref(), model["name"].as_str());
+    let trees = model["model"]["trees"].as_array().unwrap();
+    let columns: Vec<usize> = model["features"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            fairsight::fit::FEATURE_NAMES
+                .iter()
+                .position(|n| *n == f.as_str().unwrap())
+                .unwrap()
+        })
+        .collect();
+    let mut scored = 0;
+    for g in &report.games {
+        for (i, p) in g.plies.iter().enumerate() {
+            let v = fairsight::fit::move_vector(&g.plies, i, g.variant, None);
+            assert_eq!(v.is_some(), p.engine_probability.is_some(), "ply {i}");
+            if let (Some(v), Some(prob)) = (v, p.engine_probability) {
+                let x: Vec<f64> = columns.iter().map(|&c| v.values[c]).collect();
+                assert_eq!(
+                    prob.to_bits(),
+                    walk_trees(trees, &x).to_bits(),
+                    "ply {i}: {x:?}"
+                );
+                scored += 1;
+            }
+        }
+    }
+    assert!(scored >= 40, "{scored} candidate moves scored");
+}

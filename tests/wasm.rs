@@ -374,3 +374,50 @@ async fn a_full_disk_refuses_the_write_and_says_so_without_an_error() {
         .put(job, "build".into(), "Recorded 1".into(), 16, result)
         .await));
 }
+
+/// The old walk of the file's trees, the reference for smartcore's evaluation.
+fn walk(trees: &[Vec<fairsight::fit::Node>], x: &[f64]) -> f64 {
+    let votes: f64 = trees
+        .iter()
+        .map(|nodes| {
+            let mut n = nodes[0];
+            while n[0] >= 0.0 {
+                n = nodes[if x[n[0] as usize] <= n[1] { n[2] } else { n[3] } as usize];
+            }
+            n[1]
+        })
+        .sum();
+    votes / trees.len() as f64
+}
+
+#[wasm_bindgen_test]
+fn smartcore_runs_the_shipped_forest_in_wasm_with_the_tree_walks_bits() {
+    // smartcore's trees, rebuilt in wasm from the shipped file, on an ndarray matrix of
+    // rows at the trees' own thresholds (where `<=` decides) and around them.
+    let m = fairsight::Classifier::builtin().expect("a shipped move classifier");
+    let fairsight::fit::Model::Forest { trees, .. } = &m.model else {
+        panic!("the shipped model is a forest")
+    };
+    let n = m.features.len();
+    let splits: Vec<Vec<f64>> = (0..n)
+        .map(|f| {
+            let s = trees.iter().flatten().filter(|x| x[0] == f as f64);
+            s.map(|x| x[1]).collect()
+        })
+        .collect();
+    let x = ndarray::Array2::from_shape_fn((600, n), |(r, f)| {
+        let (s, k) = (&splits[f], r * 31 + f * 17);
+        if s.is_empty() || k % 3 == 2 {
+            (k % 23) as f64 / 4.0 - 2.0
+        } else {
+            s[k % s.len()] + if k % 3 == 0 { 0.0 } else { 1e-9 }
+        }
+    });
+    let p = m.model.probabilities(&x);
+    let mut distinct = std::collections::BTreeSet::new();
+    for (row, p) in x.rows().into_iter().zip(&p) {
+        assert_eq!(p.to_bits(), walk(trees, &row.to_vec()).to_bits());
+        distinct.insert(p.to_bits());
+    }
+    assert!(distinct.len() >= 20, "{}", distinct.len());
+}

@@ -1,13 +1,19 @@
 //! The trained move classifier: the model file (`models/move-classifier.json`, made by
 //! `fairsight train fit`), inference, and the per-side and per-player summaries.
 //!
-//! The model is trained with smartcore in the CLI; what ships is our own compact form of
-//! it (the trees of a random forest, or the weights of a logistic regression), so the
-//! same pure-Rust inference runs natively and in wasm and gives the same bits.
+//! The model is trained with smartcore in the CLI. The file keeps a compact form of it
+//! (each tree's nodes as `[feature, threshold, left, right]`, or the weights of a
+//! logistic regression): smartcore's own serialised forest is 5.7 times larger
+//! (`models/README.md`, "Format"). On loading, a forest's trees are rebuilt as smartcore
+//! [`DecisionTreeClassifier`]s (through smartcore's serde form) and a game's candidate
+//! moves are classified by their `predict` on an ndarray matrix of the moves' features,
+//! natively and in wasm, with the same bits.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
+use ndarray::{Array1, Array2};
 use serde::{Deserialize, Serialize};
+use smartcore::tree::decision_tree_classifier::DecisionTreeClassifier;
 
 use crate::{
     game::Variant,
@@ -28,6 +34,9 @@ pub enum Model {
     Forest {
         /// The trees, each a node array with the root first.
         trees: Vec<Vec<Node>>,
+        /// The same trees as smartcore's, built on first use (not in the file).
+        #[serde(skip)]
+        smartcore: SmartForest,
     },
     /// Logistic regression on standardised features.
     Logistic {
@@ -46,19 +55,28 @@ impl Model {
     /// Checks the model's shape against its number of inputs `n`.
     pub fn check(&self, n: usize) -> Result<(), ModelError> {
         match self {
-            Model::Forest { trees } => {
+            Model::Forest { trees, .. } => {
                 for (t, nodes) in trees.iter().enumerate() {
-                    for node in nodes {
+                    if nodes.is_empty() {
+                        return Err(ModelError(format!("tree {t} has no nodes")));
+                    }
+                    for (i, node) in nodes.iter().enumerate() {
                         let leaf = node[0] < 0.0;
+                        // Children come after their parent (smartcore grows its trees
+                        // breadth first), so every walk from the root reaches a leaf.
+                        let child =
+                            |c: f64| c.fract() == 0.0 && c > i as f64 && c < nodes.len() as f64;
                         let ok = if leaf {
                             node[1] == 0.0 || node[1] == 1.0
                         } else {
-                            (node[0] as usize) < n
-                                && (node[2] as usize) < nodes.len()
-                                && (node[3] as usize) < nodes.len()
+                            node[0] >= 0.0
+                                && (node[0] as usize) < n
+                                && child(node[2])
+                                && child(node[3])
                                 && node[0].fract() == 0.0
+                                && node[1].is_finite()
                         };
-                        if !ok || nodes.is_empty() {
+                        if !ok {
                             return Err(ModelError(format!("tree {t} has a bad node {node:?}")));
                         }
                     }
@@ -80,31 +98,167 @@ impl Model {
         Ok(())
     }
 
+    /// A random forest of these trees (checked with [`Model::check`] before use).
+    pub fn forest(trees: Vec<Vec<Node>>) -> Model {
+        Model::Forest {
+            trees,
+            smartcore: SmartForest::default(),
+        }
+    }
+
     /// The model's output for an input: the share of trees voting 1, or the logistic
     /// probability.
     pub fn probability(&self, x: &[f64]) -> f64 {
+        let row = Array2::from_shape_vec((1, x.len()), x.to_vec())
+            .expect("invariant: one row of x.len() values");
+        self.probabilities(&row)[0]
+    }
+
+    /// The model's outputs for the rows of `x` (one input per row, in model order).
+    pub fn probabilities(&self, x: &Array2<f64>) -> Array1<f64> {
         match self {
-            Model::Forest { trees } => {
-                if trees.is_empty() {
-                    return 0.0;
-                }
-                let votes: f64 = trees.iter().map(|t| leaf(t, x)).sum();
-                votes / trees.len() as f64
-            }
+            Model::Forest { trees, smartcore } => smartcore.get(trees).probabilities(x),
             Model::Logistic {
                 mean,
                 scale,
                 weights,
                 bias,
-            } => {
-                let z: f64 = bias
-                    + x.iter()
-                        .zip(mean.iter().zip(scale.iter().zip(weights)))
-                        .map(|(xi, (m, (s, w)))| w * (xi - m) / if *s > 0.0 { *s } else { 1.0 })
-                        .sum::<f64>();
-                1.0 / (1.0 + libm::exp(-z))
-            }
+            } => x
+                .rows()
+                .into_iter()
+                .map(|row| {
+                    let z: f64 = bias
+                        + row
+                            .iter()
+                            .zip(mean.iter().zip(scale.iter().zip(weights)))
+                            .map(|(xi, (m, (s, w)))| w * (xi - m) / if *s > 0.0 { *s } else { 1.0 })
+                            .sum::<f64>();
+                    1.0 / (1.0 + libm::exp(-z))
+                })
+                .collect(),
         }
+    }
+}
+
+/// A smartcore decision tree on ndarray inputs; classes 0 (human) and 1 (engine).
+pub type Tree = DecisionTreeClassifier<f64, u32, Array2<f64>, Array1<u32>>;
+
+/// A forest's trees as smartcore's [`DecisionTreeClassifier`]s, built once from the
+/// file's nodes. smartcore 0.7's `RandomForestClassifier` only predicts the majority
+/// class and keeps its trees private, so the share of trees voting "engine" is counted
+/// here from each tree's own `predict`.
+#[derive(Debug, Clone, Default)]
+pub struct SmartForest(OnceLock<Arc<Forest>>);
+
+impl PartialEq for SmartForest {
+    /// A cache of the nodes beside it: always equal.
+    fn eq(&self, _: &SmartForest) -> bool {
+        true
+    }
+}
+
+impl SmartForest {
+    fn get(&self, trees: &[Vec<Node>]) -> &Forest {
+        self.0
+            .get_or_init(|| Arc::new(Forest::from_nodes(trees)))
+            .as_ref()
+    }
+}
+
+/// smartcore's trees of a forest.
+#[derive(Debug)]
+pub struct Forest {
+    /// The trees.
+    pub trees: Vec<Tree>,
+}
+
+impl Forest {
+    /// The trees in smartcore's serialised form (`RandomForestClassifier`'s `trees`), from
+    /// our nodes: a split keeps its feature, threshold (`x <= threshold` goes to the
+    /// first child) and children; a leaf its class. What prediction does not read (the
+    /// training samples per node, impurity, split scores) was not kept in the file.
+    pub fn smartcore_json(trees: &[Vec<Node>]) -> String {
+        use std::fmt::Write as _;
+        let features = trees
+            .iter()
+            .flatten()
+            .filter(|n| n[0] >= 0.0)
+            .map(|n| n[0] as usize + 1)
+            .max()
+            .unwrap_or(0);
+        // Written as text: through serde_json's `Value` the 39,188 nodes of the shipped
+        // forest took 8 times longer to build.
+        let mut out = String::with_capacity(trees.iter().map(Vec::len).sum::<usize>() * 150);
+        out.push('[');
+        for (t, nodes) in trees.iter().enumerate() {
+            let mut depth = vec![0u16; nodes.len()];
+            out.push_str(if t == 0 {
+                "{\"nodes\":["
+            } else {
+                ",{\"nodes\":["
+            });
+            for (i, n) in nodes.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                if n[0] < 0.0 {
+                    let _ = write!(
+                        out,
+                        "{{\"output\":{},\"n_node_samples\":0,\"split_feature\":0,\
+                         \"split_value\":null,\"split_score\":null,\"true_child\":null,\
+                         \"false_child\":null,\"impurity\":null}}",
+                        n[1] as usize
+                    );
+                } else {
+                    let below = depth[i] + 1;
+                    for c in [n[2] as usize, n[3] as usize] {
+                        if let Some(d) = depth.get_mut(c) {
+                            *d = below;
+                        }
+                    }
+                    // `{}` prints an f64 in its shortest form that reads back exactly.
+                    let _ = write!(
+                        out,
+                        "{{\"output\":0,\"n_node_samples\":0,\"split_feature\":{},\
+                         \"split_value\":{},\"split_score\":null,\"true_child\":{},\
+                         \"false_child\":{},\"impurity\":null}}",
+                        n[0] as usize, n[1], n[2] as usize, n[3] as usize
+                    );
+                }
+            }
+            let _ = write!(
+                out,
+                "],\"parameters\":null,\"num_classes\":2,\"classes\":[0,1],\"depth\":{},\
+                 \"num_features\":{features},\"_phantom_tx\":null,\"_phantom_x\":null,\
+                 \"_phantom_y\":null}}",
+                depth.iter().max().copied().unwrap_or(0)
+            );
+        }
+        out.push(']');
+        out
+    }
+
+    /// smartcore's trees from our nodes (checked by [`Model::check`]).
+    fn from_nodes(trees: &[Vec<Node>]) -> Forest {
+        Forest {
+            trees: serde_json::from_str(&Forest::smartcore_json(trees))
+                .expect("invariant: smartcore reads its own tree form"),
+        }
+    }
+
+    /// The share of trees predicting class 1 for each row of `x`.
+    pub fn probabilities(&self, x: &Array2<f64>) -> Array1<f64> {
+        let mut votes = Array1::<f64>::zeros(x.nrows());
+        if self.trees.is_empty() || x.nrows() == 0 {
+            return votes;
+        }
+        for tree in &self.trees {
+            let classes = tree
+                .predict(x)
+                .expect("invariant: a checked tree has nodes");
+            votes.zip_mut_with(&classes, |v, c| *v += f64::from(*c));
+        }
+        votes / self.trees.len() as f64
     }
 }
 
@@ -284,15 +438,26 @@ impl Classifier {
             time_mean(crate::game::Side::White),
             time_mean(crate::game::Side::Black),
         ];
-        let probs: Vec<Option<f64>> = (0..plies.len())
-            .map(|i| {
-                let mean = means[usize::from(plies[i].side == crate::game::Side::Black)];
-                move_vector(plies, i, variant, mean).map(|v| self.probability(&self.select(&v)))
-            })
-            .collect();
-        for (p, prob) in plies.iter_mut().zip(probs) {
-            p.engine_probability = prob;
-            p.engine_like = prob.is_some_and(|x| x >= self.threshold);
+        // The candidate moves' inputs, one row each, scored at once.
+        let mut rows = Vec::new();
+        let mut values = Vec::new();
+        for i in 0..plies.len() {
+            let mean = means[usize::from(plies[i].side == crate::game::Side::Black)];
+            if let Some(v) = move_vector(plies, i, variant, mean) {
+                rows.push(i);
+                values.extend(self.select(&v));
+            }
+        }
+        let x = Array2::from_shape_vec((rows.len(), self.features.len()), values)
+            .expect("invariant: one row of the model's features per candidate");
+        let probs = self.model.probabilities(&x);
+        for p in plies.iter_mut() {
+            p.engine_probability = None;
+            p.engine_like = false;
+        }
+        for (&i, &prob) in rows.iter().zip(&probs) {
+            plies[i].engine_probability = Some(prob);
+            plies[i].engine_like = prob >= self.threshold;
         }
     }
 
@@ -322,27 +487,34 @@ impl Classifier {
     }
 }
 
-fn leaf(nodes: &[Node], x: &[f64]) -> f64 {
-    let mut i = 0;
-    // A valid tree reaches a leaf within its node count; the bound guards bad files.
-    for _ in 0..=nodes.len() {
-        let Some(n) = nodes.get(i) else { return 0.0 };
-        if n[0] < 0.0 {
-            return n[1];
-        }
-        let v = x.get(n[0] as usize).copied().unwrap_or(0.0);
-        i = if v <= n[1] {
-            n[2] as usize
-        } else {
-            n[3] as usize
-        };
-    }
-    0.0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tree walk the shipped forest was evaluated with before smartcore: the
+    /// reference its probabilities are checked against.
+    fn leaf(nodes: &[Node], x: &[f64]) -> f64 {
+        let mut i = 0;
+        // A valid tree reaches a leaf within its node count; the bound guards bad files.
+        for _ in 0..=nodes.len() {
+            let Some(n) = nodes.get(i) else { return 0.0 };
+            if n[0] < 0.0 {
+                return n[1];
+            }
+            let v = x.get(n[0] as usize).copied().unwrap_or(0.0);
+            i = if v <= n[1] {
+                n[2] as usize
+            } else {
+                n[3] as usize
+            };
+        }
+        0.0
+    }
+
+    fn walked(trees: &[Vec<Node>], x: &[f64]) -> f64 {
+        let votes: f64 = trees.iter().map(|t| leaf(t, x)).sum();
+        votes / trees.len() as f64
+    }
 
     #[test]
     fn the_shipped_model_is_for_the_default_engine_and_settings() {
@@ -373,6 +545,118 @@ mod tests {
         }
     }
 
+    /// Rows around the shipped forest's own thresholds: each feature at a split value
+    /// of some tree (where `<=` decides), just above it, or at an arbitrary value.
+    fn rows_at_thresholds(m: &Classifier, n: usize) -> Array2<f64> {
+        let Model::Forest { trees, .. } = &m.model else {
+            panic!("the shipped model is a forest")
+        };
+        let splits: Vec<Vec<f64>> = (0..m.features.len())
+            .map(|f| {
+                trees
+                    .iter()
+                    .flatten()
+                    .filter(|n| n[0] == f as f64)
+                    .map(|n| n[1])
+                    .collect()
+            })
+            .collect();
+        Array2::from_shape_fn((n, m.features.len()), |(r, f)| {
+            let s = &splits[f];
+            let k = r * 31 + f * 17;
+            match (k % 3, s.is_empty()) {
+                (_, true) | (2, _) => (k % 23) as f64 / 4.0 - 2.0,
+                (0, false) => s[k % s.len()],
+                _ => s[k % s.len()] + 1e-9,
+            }
+        })
+    }
+
+    #[test]
+    fn smartcore_gives_the_shipped_forest_the_tree_walks_probabilities() {
+        let m = Classifier::builtin().expect("a shipped model");
+        let Model::Forest { trees, .. } = &m.model else {
+            panic!("the shipped model is a forest")
+        };
+        let x = rows_at_thresholds(m, 2000);
+        let batch = m.model.probabilities(&x);
+        let mut values = std::collections::BTreeSet::new();
+        for (row, p) in x.rows().into_iter().zip(&batch) {
+            let row = row.to_vec();
+            // Bit for bit: the batch on the matrix, one row alone, and the old walk.
+            assert_eq!(p.to_bits(), walked(trees, &row).to_bits(), "{row:?}");
+            assert_eq!(p.to_bits(), m.probability(&row).to_bits());
+            values.insert(p.to_bits());
+        }
+        assert!(
+            values.len() >= 20,
+            "the rows reach many leaves: {}",
+            values.len()
+        );
+    }
+
+    #[test]
+    fn smartcores_own_forest_form_is_five_times_the_file_and_predicts_alike() {
+        use smartcore::{
+            ensemble::random_forest_classifier::RandomForestClassifier,
+            linalg::basic::matrix::DenseMatrix,
+        };
+        let m = Classifier::builtin().expect("a shipped model");
+        let Model::Forest { trees, .. } = &m.model else {
+            panic!("the shipped model is a forest")
+        };
+        // smartcore's own type, read from its serialised form of the shipped trees.
+        // (On smartcore's own matrix: its serde derive asks for a serialisable matrix.)
+        let rf: RandomForestClassifier<f64, u32, DenseMatrix<f64>, Vec<u32>> =
+            serde_json::from_str(&format!(
+                "{{\"trees\":{},\"classes\":[0,1],\"samples\":null}}",
+                Forest::smartcore_json(trees)
+            ))
+            .unwrap();
+        let theirs = serde_json::to_string(&rf).unwrap();
+        let ours = serde_json::to_string(&m.model).unwrap();
+        // Measured: 5.7 times (5,680,000 bytes against 1,002,000 for the whole file),
+        // without the per-node statistics a fitted forest adds (sample counts, impurity,
+        // split scores): too large to build into the page's core.
+        let ratio = theirs.len() as f64 / ours.len() as f64;
+        eprintln!(
+            "smartcore's form {} bytes, ours {}",
+            theirs.len(),
+            ours.len()
+        );
+        assert!(ratio > 5.0, "smartcore's form is {ratio:.2} times ours");
+        // Its majority vote is our probability on the same side of one half.
+        let x = rows_at_thresholds(m, 500);
+        let rows: Vec<Vec<f64>> = x.rows().into_iter().map(|r| r.to_vec()).collect();
+        let classes = rf
+            .predict(&DenseMatrix::from_2d_vec(&rows).unwrap())
+            .unwrap();
+        let p = m.model.probabilities(&x);
+        let mut both = [0; 2];
+        for (c, p) in classes.iter().zip(&p) {
+            if *p != 0.5 {
+                assert_eq!(*c, u32::from(*p > 0.5), "{p}");
+                both[*c as usize] += 1;
+            }
+        }
+        assert!(both[0] > 10 && both[1] > 10, "{both:?}");
+    }
+
+    #[test]
+    fn smartcores_sigmoid_would_not_give_the_same_bits_everywhere() {
+        // smartcore 0.7's LogisticRegression has no predict_proba, and its sigmoid takes
+        // the platform's exp (glibc's natively, musl's port in wasm), so the logistic
+        // models keep their own probability with libm's exp, the same bits natively and
+        // in wasm: on this grid the two exps differ.
+        let differ = (0..20_000)
+            .map(|i| -40.0 + i as f64 * 0.004_000_1)
+            .filter(|&z: &f64| f64::exp(z).to_bits() != libm::exp(z).to_bits())
+            .count();
+        eprintln!("std and libm exp differ on {differ} of 20000 values");
+        #[cfg(not(target_arch = "wasm32"))]
+        assert!(differ > 0);
+    }
+
     fn forest() -> Classifier {
         Classifier {
             name: "test".into(),
@@ -384,22 +668,20 @@ mod tests {
             settings: Settings::default(),
             features: vec!["evalDrop".into(), "amplitude".into()],
             threshold: 0.5,
-            model: Model::Forest {
-                trees: vec![
-                    // evalDrop <= 0.05 ? engine : human
-                    vec![
-                        [0.0, 0.05, 1.0, 2.0],
-                        [-1.0, 1.0, 0.0, 0.0],
-                        [-1.0, 0.0, 0.0, 0.0],
-                    ],
-                    // amplitude <= 0.3 ? engine : human
-                    vec![
-                        [1.0, 0.3, 1.0, 2.0],
-                        [-1.0, 1.0, 0.0, 0.0],
-                        [-1.0, 0.0, 0.0, 0.0],
-                    ],
+            model: Model::forest(vec![
+                // evalDrop <= 0.05 ? engine : human
+                vec![
+                    [0.0, 0.05, 1.0, 2.0],
+                    [-1.0, 1.0, 0.0, 0.0],
+                    [-1.0, 0.0, 0.0, 0.0],
                 ],
-            },
+                // amplitude <= 0.3 ? engine : human
+                vec![
+                    [1.0, 0.3, 1.0, 2.0],
+                    [-1.0, 1.0, 0.0, 0.0],
+                    [-1.0, 0.0, 0.0, 0.0],
+                ],
+            ]),
             baseline: Baseline::default(),
         }
     }
@@ -422,10 +704,17 @@ mod tests {
         bad.features.push("eloOfThePlayer".into());
         assert!(Classifier::from_json(&bad.to_json()).is_err());
         let mut bad = c.clone();
-        if let Model::Forest { trees } = &mut bad.model {
+        if let Model::Forest { trees, .. } = &mut bad.model {
             trees[0][0][2] = 99.0;
         }
         assert!(Classifier::from_json(&bad.to_json()).is_err());
+        // A child before its parent could loop smartcore's walk forever: refused.
+        let mut bad = c.clone();
+        if let Model::Forest { trees, .. } = &mut bad.model {
+            trees[1][0][3] = 0.0;
+        }
+        let err = Classifier::from_json(&bad.to_json()).unwrap_err();
+        assert!(err.0.contains("tree 1 has a bad node"), "{err}");
     }
 
     #[test]

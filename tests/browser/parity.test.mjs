@@ -122,3 +122,29 @@ test('a standard game from a FEN with Black to move, through two workers, equals
   const want = cliFiles(['--depth', '4', '--multipv', '2'], ['json'], path.join(root, 'tests', 'fixtures', 'fen-start.pgn'));
   assert.equal(`${json}\n`, want.json);
 });
+
+test("the move classifier (smartcore's trees on an ndarray matrix) scores a real report at the defaults alike in the page and the CLI", { skip: SKIP }, async () => {
+  // Real games rebuilt from the committed corpus at the defaults, where the shipped
+  // classifier applies (no engine needed): the CLI's report carries its probabilities;
+  // the page's core rescores the same report; both and `train probabilities` agree bit
+  // for bit (the numbers are printed in their shortest round-trip form).
+  const json = cli(['corpus', 'report', '--source', 'tcec', '--source', 'lichess-2025-05', '--limit', '1', '--json', '-']);
+  const report = JSON.parse(json);
+  const file = path.join(root, 'target', `smartcore-${process.pid}.json`);
+  fs.writeFileSync(file, json);
+  const native = cli(['train', 'probabilities', file]).trim();
+  fs.rmSync(file);
+  const { context, page, errors } = await openPage(browser, `${site.origin}/?nosw=1`);
+  const wasm = await page.evaluate(async (j) => {
+    const core = await import('/www/pkg/fairsight.js');
+    return core.engineProbabilities(j);
+  }, json);
+  assert.deepEqual(errors, []);
+  await context.close();
+  assert.equal(wasm, native);
+  const inReport = report.games.map((g) => g.plies.map((p) => p.engineProbability ?? null));
+  assert.deepEqual(JSON.parse(wasm), inReport, 'the page gives the numbers the CLI wrote in the report');
+  const scored = JSON.parse(wasm).flat().filter((p) => p !== null);
+  assert.ok(scored.length >= 40, `candidate moves scored: ${scored.length}`);
+  assert.ok(new Set(scored).size >= 10, `the probabilities vary: ${wasm}`);
+});

@@ -577,9 +577,7 @@ fn platt(scores: &[f64], labels: &[bool]) -> (f64, f64) {
 /// Fits a model of `kind` ("logistic" or "forest") on rows (inputs already filled).
 fn fit_model(kind: &str, x: &[Vec<f64>], y: &[u32], trees: u16, seed: u64) -> Result<Model> {
     Ok(match kind {
-        "forest" => Model::Forest {
-            trees: forest_model(x, y, trees, seed)?,
-        },
+        "forest" => Model::forest(forest_model(x, y, trees, seed)?),
         _ => {
             // A light L2 penalty: the z-scores are strongly correlated and the classes
             // nearly separable, where an unpenalised fit wanders.

@@ -335,16 +335,14 @@ fn out_of_fold(
             continue;
         }
         let model = match kind {
-            Kind::Forest => Model::Forest {
-                trees: forest_model_sized(
-                    &tx,
-                    &ty,
-                    args.trees,
-                    args.seed,
-                    args.max_depth,
-                    args.min_leaf,
-                )?,
-            },
+            Kind::Forest => Model::forest(forest_model_sized(
+                &tx,
+                &ty,
+                args.trees,
+                args.seed,
+                args.max_depth,
+                args.min_leaf,
+            )?),
             _ => {
                 let (sc, w, b) = logistic(&tx, &ty)?;
                 Model::Logistic {
@@ -560,19 +558,10 @@ fn forest_model_sized(
 }
 
 fn forest_scores(trees: &[Vec<Node>], x: &[Vec<f64>]) -> Vec<f64> {
-    let c = Classifier {
-        name: String::new(),
-        source: String::new(),
-        engine: Default::default(),
-        settings: Default::default(),
-        features: Vec::new(),
-        threshold: 0.5,
-        model: Model::Forest {
-            trees: trees.to_vec(),
-        },
-        baseline: Baseline::default(),
-    };
-    x.iter().map(|r| c.probability(r)).collect()
+    let cols = x.first().map_or(0, Vec::len);
+    let m = ndarray::Array2::from_shape_vec((x.len(), cols), x.concat())
+        .expect("invariant: rows of one length");
+    Model::forest(trees.to_vec()).probabilities(&m).to_vec()
 }
 
 /// The models compared. Each returns scores for the test rows (higher = engine) and the
@@ -996,16 +985,14 @@ pub fn fit(args: FitArgs) -> Result<()> {
         .collect();
     let y: Vec<u32> = balanced.iter().map(|r| u32::from(r.engine)).collect();
     let model = match chosen_kind {
-        Kind::Forest => Model::Forest {
-            trees: forest_model_sized(
-                &x,
-                &y,
-                args.trees,
-                args.seed,
-                args.max_depth,
-                args.min_leaf,
-            )?,
-        },
+        Kind::Forest => Model::forest(forest_model_sized(
+            &x,
+            &y,
+            args.trees,
+            args.seed,
+            args.max_depth,
+            args.min_leaf,
+        )?),
         _ => {
             let (sc, w, b) = logistic(&x, &y)?;
             Model::Logistic {
