@@ -2,10 +2,10 @@
 // engine pool, the cache, progress, rendering and exports. Chess logic lives in the core
 // (wasm), the IndexedDB cache too (`JobCache`); the run's `Analyzer` (import, plan,
 // results, report) in its own worker (analyzer.js), off the main thread; rendering in
-// view/ (index.js); engines in pool.js.
+// view/ (index.js); engines in the core's WorkerPool (pool.js picks the build).
 import init, {
-  EngineSession,
   JobCache,
+  WorkerPool,
   annotateReport,
   modelsApplying,
   normaliseReport,
@@ -416,7 +416,7 @@ async function analyse(text) {
   progress();
 
   const pool = new EnginePool({
-    EngineSession,
+    WorkerPool,
     settings: full,
     workers,
     build,
