@@ -15,7 +15,7 @@
 //! Times are durations since any origin the caller keeps (an `Instant`, or
 //! `performance.now()`), so the rules run the same natively and in the browser.
 
-use std::{collections::HashMap, hash::Hash, time::Duration};
+use std::time::Duration;
 
 use crate::session::Session;
 
@@ -31,29 +31,36 @@ pub enum Verdict {
     GiveUp,
 }
 
-/// Failures per job, and the engines restarted, in one pool run.
+/// Failures per job, and the engines restarted, in one pool run. (A list, not a map:
+/// failures are few, and the page's wasm stays smaller.)
 #[derive(Debug, Clone)]
 pub struct Retries<K> {
-    failures: HashMap<K, u32>,
+    failures: Vec<(K, u32)>,
     restarts: usize,
 }
 
 impl<K> Default for Retries<K> {
     fn default() -> Self {
         Retries {
-            failures: HashMap::new(),
+            failures: Vec::new(),
             restarts: 0,
         }
     }
 }
 
-impl<K: Hash + Eq> Retries<K> {
+impl<K: PartialEq> Retries<K> {
     /// Records that `job`'s engine failed (and is restarted): whether to retry it.
     pub fn fail(&mut self, job: K) -> Verdict {
         self.restarts += 1;
-        let n = self.failures.entry(job).or_insert(0);
-        *n += 1;
-        if *n < ATTEMPTS {
+        let i = match self.failures.iter().position(|(k, _)| *k == job) {
+            Some(i) => i,
+            None => {
+                self.failures.push((job, 0));
+                self.failures.len() - 1
+            }
+        };
+        self.failures[i].1 += 1;
+        if self.failures[i].1 < ATTEMPTS {
             Verdict::Retry
         } else {
             Verdict::GiveUp
@@ -67,7 +74,10 @@ impl<K: Hash + Eq> Retries<K> {
 
     /// How many times `job` failed.
     pub fn failures(&self, job: &K) -> u32 {
-        self.failures.get(job).copied().unwrap_or(0)
+        self.failures
+            .iter()
+            .find(|(k, _)| k == job)
+            .map_or(0, |(_, n)| *n)
     }
 
     /// Engines restarted so far.

@@ -40,7 +40,8 @@ fn now() -> Duration {
         .ok()
         .and_then(|w| w.performance())
         .map_or_else(js_sys::Date::now, |p| p.now());
-    Duration::from_secs_f64(ms.max(0.0) / 1000.0)
+    // Whole microseconds (a float-to-int `as` saturates: never a panic).
+    Duration::from_micros((ms * 1000.0) as u64)
 }
 
 /// A worker's event handlers, kept alive while it runs.
@@ -138,6 +139,8 @@ fn tell(callbacks: Option<Callbacks>, resolve: Option<(Function, JsValue)>, emit
 /// Runs `f` on the pool, then tells the page what it did.
 fn with(rc: &Rc<RefCell<Inner>>, f: impl FnOnce(&mut Inner, &mut Vec<Emit>)) {
     let (callbacks, resolve, emits) = {
+        // No JS runs while the pool is borrowed (callbacks are called after), so an
+        // event never finds it borrowed; if one did, it would be dropped, not a panic.
         let Ok(mut inner) = rc.try_borrow_mut() else {
             return;
         };
@@ -213,10 +216,11 @@ impl Inner {
         let me = self.me.clone();
         let message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
             let Some(rc) = me.upgrade() else { return };
+            // Stockfish posts strings; anything else is a line the session refuses.
             let data = e
                 .data()
                 .as_string()
-                .unwrap_or_else(|| format!("{:?}", e.data()));
+                .unwrap_or_else(|| "(not text)".to_owned());
             with(&rc, |inner, emits| {
                 for line in data.split('\n') {
                     if inner.slots[i].generation != generation || inner.slots[i].worker.is_none() {
@@ -485,7 +489,7 @@ impl WorkerPool {
                 url: url.to_owned(),
                 settings,
                 size: workers.max(1),
-                stall: Duration::from_secs_f64(stall_ms / 1000.0),
+                stall: Duration::from_micros((stall_ms * 1000.0) as u64),
                 me: me.clone(),
                 slots: Vec::new(),
                 jobs: Vec::new(),
