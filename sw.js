@@ -21,6 +21,7 @@ const PRECACHE = [
   'www/view/explain.js',
   'www/analyzer.js',
   'www/analyzer-worker.js',
+  'www/report-store.js',
   'www/pool.js',
   'www/shell.js',
   'www/style.css',

@@ -23,9 +23,12 @@ const book = args.includes('--book') ? 'builtin' : 'none';
 
 const MB = (b) => `${(b / 1048576).toFixed(1)} MB`;
 
-/** The heap and DOM now, after a full garbage collection. */
+/** The heap and DOM now, after full garbage collections (three: detached DOM nodes go in a later one). */
 async function measure(cdp) {
-  await cdp.send('HeapProfiler.collectGarbage');
+  for (let i = 0; i < 3; i++) {
+    await cdp.send('HeapProfiler.collectGarbage');
+    await new Promise((r) => setTimeout(r, 200));
+  }
   const { metrics } = await cdp.send('Performance.getMetrics');
   const m = Object.fromEntries(metrics.map((x) => [x.name, x.value]));
   const dom = await cdp.send('Memory.getDOMCounters');
@@ -60,8 +63,11 @@ try {
     const runMs = Date.now() - t0;
     clearInterval(sampler);
     const after = await measure(cdp);
-    const where = await page.evaluate(() => {
+    // Counted before the report is read back from the browser's storage below (the
+    // page's own heap is measured above, without it).
+    const where = await page.evaluate(async () => {
       const count = (sel) => document.querySelector(sel)?.querySelectorAll('*').length ?? 0;
+      const json = await window.fairsight.state.reportJson;
       return {
         all: document.querySelectorAll('*').length,
         games: count('#games'),
@@ -69,8 +75,9 @@ try {
         moveMap: count('#move-map'),
         players: count('#players'),
         summary: count('#summary'),
-        reportChars: window.fairsight.state.reportJson.length,
-        positions: JSON.parse(window.fairsight.state.reportJson).games.reduce((s, g) => s + g.plies.filter((p) => p.searched).length, 0),
+        moveMapRows: document.querySelectorAll('#move-map g.mm-row').length,
+        reportChars: json.length,
+        positions: JSON.parse(json).games.reduce((s, g) => s + g.plies.filter((p) => p.searched).length, 0),
       };
     });
     rows.push({ n, before, after, peak, importMs, runMs, where });
@@ -87,7 +94,7 @@ try {
     );
     console.log(
       `  elements: ${where.all} in all; games list ${where.games} (${where.gameRows} game rows drawn), move map ${where.moveMap}, ` +
-        `players ${where.players}, summary ${where.summary}; the report held as ${MB(where.reportChars)} of JSON text and its parsed copy`,
+        `(${where.moveMapRows} rows drawn), players ${where.players}, summary ${where.summary}; the report ${MB(where.reportChars)} of JSON`,
     );
     await context.close();
   }
@@ -97,7 +104,7 @@ try {
     console.log(
       `from ${a.n} to ${b.n} games (x${(b.n / a.n).toFixed(0)}): heap after x${(b.after.heapUsed / a.after.heapUsed).toFixed(1)} ` +
         `(+${grow((r) => r.after.heapUsed / 1024)} kB a game), DOM nodes x${(b.after.nodes / a.after.nodes).toFixed(1)} (+${grow((r) => r.after.nodes)} a game), ` +
-        `games list elements ${a.where.games} -> ${b.where.games}`,
+        `games list elements ${a.where.games} -> ${b.where.games}, move map elements ${a.where.moveMap} -> ${b.where.moveMap}`,
     );
   }
 } finally {

@@ -44,10 +44,12 @@ export class AnalyzerWorker {
   /**
    * Imports `pgn` with `settings`, the book's bytes (or undefined) and the rating lines;
    * resolves to `{games, settings, jobs, labels, total}`: the games' summaries, the
-   * settings in force, each job's JSON and label, the positions to analyse.
+   * settings in force, each job's JSON and label, the positions to analyse. The report's
+   * games are stored under `run` (report-store.js).
    */
-  open(pgn, settings, book, ratings) {
-    return this.call('open', { pgn, settings, book, ratings });
+  open(pgn, settings, book, ratings, run) {
+    this.run = run;
+    return this.call('open', { pgn, settings, book, ratings, run });
   }
 
   /** Adds a result (JSON, partial or whole); resolves to the positions done. */
@@ -62,6 +64,14 @@ export class AnalyzerWorker {
   /** The report so far as JSON, the CLI's `--json`. */
   report() {
     return this.call('report');
+  }
+
+  /**
+   * The report so far as the page keeps it, `{head, rows}` (report-store.js), its games'
+   * texts stored under the run (`parts` with them when the worker has no IndexedDB).
+   */
+  view() {
+    return this.call('view');
   }
 
   /** Ends the worker and everything it holds. */

@@ -2,7 +2,9 @@
 // engine pool, the cache, progress, rendering and exports. Chess logic lives in the core
 // (wasm), the IndexedDB cache too (`JobCache`); the run's `Analyzer` (import, plan,
 // results, report) in its own worker (analyzer.js), off the main thread; rendering in
-// view/ (index.js); engines in the core's WorkerPool (pool.js picks the build).
+// view/ (index.js); engines in the core's WorkerPool (pool.js picks the build). The
+// report's games live in IndexedDB (report-store.js): the tab keeps the report without
+// them and a light row a game, and loads a game when it is opened.
 import init, {
   JobCache,
   WorkerPool,
@@ -14,8 +16,17 @@ import init, {
   version,
 } from './pkg/fairsight.js';
 import { Chessground } from './pkg/chessground/chessground.min.js';
-import { renderGame, renderGameList, renderMoveMap, renderPlayers, renderSummary } from './view/index.js';
+import {
+  renderGame,
+  renderGameList,
+  renderMoveMap,
+  renderPlayers,
+  renderSummary,
+  selectInGameList,
+  selectInMoveMap,
+} from './view/index.js';
 import { AnalyzerWorker } from './analyzer.js';
+import { ReportStore, internRows, storeReport } from './report-store.js';
 import { BUILDS, EnginePool, defaultWorkers } from './pool.js';
 import { buildShell } from './shell.js';
 
@@ -25,8 +36,16 @@ const embedded = document.body.classList.contains('embed');
 
 const state = {
   status: 'loading', // loading | idle | running | done | cancelled | error (nothing to analyse)
-  reportJson: null,
+  // The report shown: without its games' plies ({...head, games: light rows}).
   report: null,
+  run: null, // its id in the store (report-store.js)
+  store: null,
+  shown: null, // the game on screen, loaded from the store: {run, index, hash, game}
+  files: null, // the large files last analysed (kept out of the PGN box)
+  /** The whole report's JSON, read back from the store (a promise), or null. */
+  get reportJson() {
+    return state.run ? state.store.text(state.run) : null;
+  },
   game: null,
   ply: 0,
   pool: null,
@@ -203,10 +222,23 @@ async function loadBook() {
 
 // ---------------------------------------------------------------- rendering
 
-function setReport(json) {
-  state.reportJson = json;
-  state.report = JSON.parse(json);
-  const games = state.report.games;
+/** Stores a whole report (opened, or rerated) as a new run and shows it. */
+async function setReport(json) {
+  const run = ReportStore.newRun();
+  showView(await storeReport(state.store, run, json), run);
+}
+
+/**
+ * Shows a report as the page keeps it: `head` (the report without its games) and `rows`
+ * (a light row a game), its games stored under `run`; the report it replaces leaves the
+ * store. With `parts` (a worker without IndexedDB), the texts are kept here.
+ */
+function showView({ head, rows, parts }, run) {
+  if (parts) state.store.put(run, parts, parts.changed, { memory: parts.memory });
+  if (state.run && state.run !== run) state.store.remove(state.run).catch(() => {});
+  state.run = run;
+  state.report = { ...head, games: internRows(rows) };
+  const games = rows;
   if (state.game === null || !games[state.game] || games[state.game].error) {
     const first = games.find((g) => !g.error);
     state.game = first ? first.index : null;
@@ -242,12 +274,47 @@ function render() {
   $('player-names').replaceChildren(...names.map((n) => Object.assign(document.createElement('option'), { value: n })));
   renderList();
   renderMoveMap($('move-map'), report, { selected: state.game, onSelect: openGame });
-  if (state.game !== null) {
-    renderGame($('game'), report, state.game, { ply: state.ply, Chessground, onSelectPly: selectPly });
-  } else {
-    $('game').replaceChildren();
-  }
+  showGame();
   renderPlayers($('players'), report);
+}
+
+let gameLoads = 0;
+
+/**
+ * Draws the selected game: at once when it is the one loaded, else after reading it
+ * from the store (the game pane is empty meanwhile, so nothing shows the previous game).
+ */
+function showGame() {
+  const token = ++gameLoads;
+  const row = state.game === null ? null : state.report.games.find((g) => g && g.index === state.game);
+  if (!row) {
+    state.shown = null;
+    $('game').replaceChildren();
+    return;
+  }
+  const s = state.shown;
+  if (s && s.run === state.run && s.index === row.index && s.hash === row.hash) {
+    drawGame();
+    return;
+  }
+  const run = state.run;
+  if (!s || s.index !== row.index) $('game').replaceChildren(Object.assign(document.createElement('p'), { className: 'loading', textContent: 'Loading the game…' }));
+  state.store.game(run, row.index).then(
+    (text) => {
+      if (token !== gameLoads) return;
+      if (text === undefined) throw new Error(`Game ${row.index + 1} is no longer stored in this browser.`);
+      state.shown = { run, index: row.index, hash: row.hash, game: JSON.parse(text) };
+      drawGame();
+    },
+    (err) => {
+      if (token === gameLoads) message(`Cannot read game ${row.index + 1} from the browser's storage: ${err.message || err}`);
+    },
+  ).catch((err) => token === gameLoads && message(err.message || String(err)));
+}
+
+function drawGame() {
+  const report = { ...state.report, games: [state.shown.game] };
+  renderGame($('game'), report, state.game, { ply: state.ply, Chessground, onSelectPly: selectPly });
 }
 
 /** The games table alone (sorting and filtering rebuild nothing else). */
@@ -279,7 +346,12 @@ function setFilter(text) {
 function openGame(i) {
   state.game = i;
   state.ply = 0;
-  render();
+  // Only the selection changes in the list and the map: building them again would reset
+  // their scroll boxes (and, on a phone, leave a blank band where the new box was not yet
+  // painted while the page scrolls to the game).
+  if (!selectInGameList($('games'), i)) renderList();
+  if (!selectInMoveMap($('move-map'), i)) renderMoveMap($('move-map'), state.report, { selected: state.game, onSelect: openGame });
+  showGame();
   const list = $('games').getBoundingClientRect();
   const pane = $('game-pane').getBoundingClientRect();
   const beside = pane.left >= list.right - 1;
@@ -297,13 +369,18 @@ const ratingLines = () => $('ratings').value.split('\n').map((l) => l.trim()).fi
  * core recomputes the players, their screening and assessments (`rerateReport`, as the
  * CLI's --rating). A bad line is an error; the report stays as it was.
  */
-function applyRatings({ quiet = false } = {}) {
-  if (!state.reportJson || state.status === 'running') return false;
+async function applyRatings({ quiet = false } = {}) {
+  if (!state.run || state.status === 'running') return false;
   const lines = ratingLines();
+  const run = state.run;
+  // The report is read back from the store: an analysis started meanwhile wins.
+  const superseded = () => state.status === 'running' || state.run !== run;
   try {
-    setReport(rerateReport(state.reportJson, lines));
+    const json = rerateReport(await state.reportJson, lines);
+    if (superseded()) return false;
+    await setReport(json);
   } catch (err) {
-    message(err.message || String(err));
+    if (!superseded()) message(err.message || String(err));
     return false;
   }
   if (!quiet) {
@@ -314,7 +391,7 @@ function applyRatings({ quiet = false } = {}) {
 
 function selectPly(i) {
   state.ply = i;
-  renderGame($('game'), state.report, state.game, { ply: i, Chessground, onSelectPly: selectPly });
+  if (state.shown?.index === state.game) drawGame();
 }
 
 // Re-rendering the report while the analysis runs costs time on the main thread (the
@@ -328,16 +405,16 @@ function scheduleRender(analyzer) {
   if (state.renderTimer) return;
   state.renderTimer = setTimeout(async () => {
     const t = performance.now();
-    let json;
+    let view;
     try {
-      json = await analyzer.report();
+      view = await analyzer.view();
     } catch {
       return; // the run ended meanwhile: its last report is shown
     } finally {
       state.renderTimer = null;
     }
     if (state.status !== 'running') return;
-    setReport(json);
+    showView(view, analyzer.run);
     renderCost = performance.now() - t;
   }, Math.max(2000, 10 * renderCost));
 }
@@ -352,12 +429,13 @@ async function analyse(text) {
   // The import, the plan and every result run in the analyzer's worker: a file of
   // thousands of games never blocks the page, which shows the games read so far.
   const analyzer = new AnalyzerWorker({ onProgress: showImport });
+  const run = ReportStore.newRun();
   let plan;
   try {
     const book = await loadBook();
     settings.book = book.label;
     showImport(0);
-    plan = await analyzer.open(text, settings, book.bytes, ratingLines());
+    plan = await analyzer.open(text, settings, book.bytes, ratingLines(), run);
   } catch (err) {
     analyzer.terminate();
     $('status').classList.add('hidden');
@@ -398,7 +476,7 @@ async function analyse(text) {
   const cached = done;
   const engineName = cached > 0 ? cachedName : null;
   analyzer.setEngine(engineName ?? '', build);
-  setReport(await analyzer.report());
+  showView(await analyzer.view(), run);
 
   const started = performance.now();
   const progress = () => {
@@ -484,8 +562,9 @@ async function analyse(text) {
   state.renderTimer = null;
   state.pool = null;
   analyzer.setEngine(pool.engineName ?? engineName ?? '', build);
-  // Asked after every result was added (the worker answers in order): the whole report.
-  const reportJson = await analyzer.report();
+  // Asked after every result was added (the worker answers in order): the whole report,
+  // its games stored.
+  const view = await analyzer.view();
   analyzer.terminate();
   for (const f of outcome.failures) {
     const label = labels[pending[f.job]];
@@ -505,7 +584,7 @@ async function analyse(text) {
         ? `Done: ${done} / ${total} positions analysed in ${seconds.toFixed(1)} s; the others could not be (see above).`
         : `Done: ${total} positions in ${seconds.toFixed(1)} s${cached ? ` (${cached} from cache)` : ''}.`,
   );
-  setReport(reportJson);
+  showView(view, run);
   state.runs++;
   setStatus(outcome.cancelled ? 'cancelled' : 'done');
   foldInput(true);
@@ -514,7 +593,7 @@ async function analyse(text) {
   if (state.replyTo) {
     const { source, origin } = state.replyTo;
     state.replyTo = null;
-    source.postMessage({ type: 'fairsight:report', report: state.reportJson }, origin);
+    source.postMessage({ type: 'fairsight:report', report: await state.reportJson }, origin);
   }
 }
 
@@ -541,7 +620,9 @@ function nothingToAnalyse(text, games) {
     );
   }
   state.report = null;
-  state.reportJson = null;
+  if (state.run) state.store.remove(state.run).catch(() => {});
+  state.run = null;
+  state.shown = null;
   state.game = null;
   $('results').classList.add('hidden');
   $('apply-ratings').disabled = true;
@@ -552,12 +633,33 @@ function nothingToAnalyse(text, games) {
 
 // ---------------------------------------------------------------- files and exports
 
+// A file larger than this stays out of the PGN box (a textarea of thousands of games is
+// thousands of DOM nodes and a copy of the text in the tab): the box says which file is
+// analysed, and Analyse reads it again from the disk.
+const BOX_LIMIT = 256 * 1024;
+
+async function analyseFiles(files) {
+  const text = await readFiles(files);
+  const box = $('pgn');
+  box.placeholder = box.dataset.placeholder ??= box.placeholder;
+  if (text.length <= BOX_LIMIT) {
+    state.files = null;
+    box.value = text;
+  } else {
+    state.files = [...files];
+    box.value = '';
+    const names = state.files.map((f) => f.name).join(', ');
+    box.placeholder = `${names} (${(text.length / 1048576).toFixed(1)} MB) is analysed from the file: too large to show here. Analyse runs it again; or paste games here.`;
+  }
+  analyse(text);
+}
+
 function readFiles(files) {
   return Promise.all([...files].map((f) => f.text())).then((texts) => texts.join('\n\n'));
 }
 
-function download(name, text, type) {
-  const url = URL.createObjectURL(new Blob([text], { type }));
+function download(name, content, type) {
+  const url = URL.createObjectURL(content instanceof Blob ? content : new Blob([content], { type }));
   const a = document.createElement('a');
   a.href = url;
   a.download = name;
@@ -572,9 +674,9 @@ async function openReport(file) {
   try {
     const json = normaliseReport(await file.text());
     state.game = null;
-    setReport(json);
+    await setReport(json);
     // Ratings typed in the page apply to an opened report too.
-    const rated = ratingLines().length > 0 && applyRatings({ quiet: true });
+    const rated = ratingLines().length > 0 && (await applyRatings({ quiet: true }));
     showProgress(1, 1, `Opened saved report ${file.name}${rated ? ', with the ratings entered in the settings' : ''}.`);
     setStatus('done');
     foldInput(true);
@@ -609,16 +711,10 @@ function wire() {
     e.preventDefault();
     drop.classList.remove('over');
     const files = e.dataTransfer?.files;
-    if (files && files.length) {
-      $('pgn').value = await readFiles(files);
-      analyse($('pgn').value);
-    }
+    if (files && files.length) analyseFiles(files);
   });
-  $('file').addEventListener('change', async (e) => {
-    if (e.target.files.length) {
-      $('pgn').value = await readFiles(e.target.files);
-      analyse($('pgn').value);
-    }
+  $('file').addEventListener('change', (e) => {
+    if (e.target.files.length) analyseFiles(e.target.files);
   });
   $('sample').addEventListener('click', async () => {
     try {
@@ -631,8 +727,9 @@ function wire() {
     }
     analyse($('pgn').value);
   });
-  $('analyse').addEventListener('click', () => {
-    const text = $('pgn').value;
+  $('analyse').addEventListener('click', async () => {
+    // The box's games, else the large file analysed last (read again from the disk).
+    const text = $('pgn').value.trim() || !state.files ? $('pgn').value : await readFiles(state.files);
     if (!text.trim()) {
       message('Paste, drop or pick a PGN first (or analyse the sample games).');
       return;
@@ -643,8 +740,15 @@ function wire() {
   $('open-report').addEventListener('change', (e) => {
     if (e.target.files.length) openReport(e.target.files[0]);
   });
-  $('export-json').addEventListener('click', () => {
-    if (state.reportJson) download('fairsight-report.json', `${state.reportJson}\n`, 'application/json');
+  // The report is read back from the store a batch of games at a time into a Blob: the
+  // same bytes as the CLI's --json, never one string in the tab.
+  $('export-json').addEventListener('click', async () => {
+    if (!state.run) return;
+    try {
+      download('fairsight-report.json', await state.store.blob(state.run, '\n', 'application/json'));
+    } catch (err) {
+      message(err.message || String(err));
+    }
   });
   $('mode').addEventListener('change', () => setMode($('mode').value));
   $('player-filter').addEventListener('input', (e) => setFilter(e.target.value));
@@ -664,19 +768,19 @@ function wire() {
     ['export-log', 'log', 'fairsight-screening.log'],
     ['export-results', 'results', 'fairsight-screening-results.txt'],
   ]) {
-    $(id).addEventListener('click', () => {
-      if (!state.reportJson) return;
+    $(id).addEventListener('click', async () => {
+      if (!state.run) return;
       try {
-        download(name, screeningText(state.reportJson, kind, 'wb'), 'text/plain');
+        download(name, screeningText(await state.reportJson, kind, 'wb'), 'text/plain');
       } catch (err) {
         message(err.message || String(err));
       }
     });
   }
-  $('export-pgn').addEventListener('click', () => {
-    if (!state.reportJson) return;
+  $('export-pgn').addEventListener('click', async () => {
+    if (!state.run) return;
     try {
-      download('fairsight-annotated.pgn', annotateReport(state.reportJson), 'application/x-chess-pgn');
+      download('fairsight-annotated.pgn', annotateReport(await state.reportJson), 'application/x-chess-pgn');
     } catch (err) {
       message(err.message || String(err));
     }
@@ -751,6 +855,8 @@ async function main() {
   updateCalibrationNote();
   for (const ev of ['input', 'change']) $('settings').addEventListener(ev, () => updateCalibrationNote());
   state.cache = await JobCache.open();
+  state.store = await ReportStore.open();
+  state.store.removeStale().catch(() => {});
   updateCacheInfo();
   setStatus('idle');
   if ('serviceWorker' in navigator && !params.has('nosw')) {

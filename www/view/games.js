@@ -242,7 +242,13 @@ export function renderGameList(container, report, { selected = null, onSelect, s
     view,
   };
   lists.set(container, list);
-  if (prev?.view === view) scroller.scrollTop = prev.scrollTop;
+  if (prev?.view === view && prev.scrollTop) {
+    // The box keeps its place: it is given the rows' height first (an empty box would
+    // clamp the scroll position to its top).
+    body.replaceChildren(spacer(rows.length * list.rowHeight));
+    scroller.scrollTop = prev.scrollTop;
+    list.scrollTop = scroller.scrollTop;
+  }
   draw(list, true);
   let frame = 0;
   scroller.addEventListener('scroll', () => {
@@ -262,6 +268,20 @@ export function renderGameList(container, report, { selected = null, onSelect, s
   if (focusSort) container.querySelector(`button[data-sort="${CSS.escape(focusSort)}"]`)?.focus({ preventScroll: true });
   else if (hadFocus) body.querySelector('tr.game-row[tabindex="0"]')?.focus({ preventScroll: true });
   return { shown: rows.length, total: all.length };
+}
+
+/**
+ * Marks `selected` as the shown game in the list drawn in the container, without
+ * building it again (its scroll box, scroll position and rows stay): opening a game
+ * changes nothing else in the list. Returns false when no list is drawn there.
+ */
+export function selectInGameList(container, selected) {
+  const list = lists.get(container);
+  if (!list) return false;
+  list.selected = selected;
+  if (selected !== null && list.rows.some((r) => indexOf(r.game, r.pos) === selected)) list.tabGame = selected;
+  draw(list, true);
+  return true;
 }
 
 /** The game shown in the container's list at table position `pos`, made visible and focused. */
@@ -320,7 +340,11 @@ function draw(list, force = false) {
     children.push(row);
   }
   children.push(spacer((n - end) * list.rowHeight));
+  // Chromium may put the box back at its top when the rows (the focused one among them)
+  // leave the DOM and come back: the position is kept.
+  const keep = scroller.scrollTop;
   body.replaceChildren(...children);
+  if (scroller.scrollTop !== keep) scroller.scrollTop = keep;
   list.built = built;
   list.start = start;
   list.end = end;

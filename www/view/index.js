@@ -11,6 +11,6 @@
 
 export { renderGame } from './board.js';
 export { formatScore } from './format.js';
-export { renderGameList } from './games.js';
-export { renderMoveMap } from './movemap.js';
+export { renderGameList, selectInGameList } from './games.js';
+export { renderMoveMap, selectInMoveMap } from './movemap.js';
 export { renderPlayers, renderSummary } from './players.js';

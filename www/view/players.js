@@ -367,24 +367,38 @@ function expertSection(p, report, rated) {
   );
 }
 
+// At most this many games in a player's scans: the least likely by chance (a season's
+// games would otherwise put one item a game in the page).
+const SCANS_SHOWN = 10;
+
 /** The most engine-like stretch of each of the player's games, in words (charts.js). */
 function scanList(p, report) {
   const who = str(p.name).toLowerCase();
-  const items = [];
+  const found = [];
   for (const game of arr(report?.games)) {
     if (!game || game.error) continue;
     for (const side of ['white', 'black']) {
       const sd = obj(obj(game.sides)[side]);
       const st = obj(sd.stretch);
       if (str(sd.player).toLowerCase() !== who || !isNum(st.fromPly) || !isNum(st.z)) continue;
-      const opponent = tag(game, side === 'white' ? 'Black' : 'White') || '?';
-      items.push(h('li', { text: `Game ${(isNum(game.index) ? game.index : 0) + 1} (against ${opponent}): ${stretchWords({ side, ...st })}` }));
+      found.push({ game, side, st, order: found.length });
     }
   }
-  if (!items.length) return null;
+  if (!found.length) return null;
+  const chance = (x) => (isNum(x.st.pAdjusted) ? x.st.pAdjusted : 1);
+  const shown = found.length > SCANS_SHOWN
+    ? [...found].sort((a, b) => chance(a) - chance(b) || a.order - b.order).slice(0, SCANS_SHOWN).sort((a, b) => a.order - b.order)
+    : found;
+  const items = shown.map(({ game, side, st }) => {
+    const opponent = tag(game, side === 'white' ? 'Black' : 'White') || '?';
+    return h('li', { text: `Game ${(isNum(game.index) ? game.index : 0) + 1} (against ${opponent}): ${stretchWords({ side, ...st })}` });
+  });
   return h('div', { class: 'scans' },
     h('p', { class: 'sub' }, 'Scans for intermittent assistance', info('stretch')),
-    h('ul', { class: 'scan-list' }, ...items));
+    h('ul', { class: 'scan-list' }, ...items),
+    found.length > shown.length
+      ? h('p', { class: 'sub', text: `The ${shown.length} least likely by chance of ${found.length} games; the exported report has them all.` })
+      : null);
 }
 
 /** Time use (from clock data): mean, spread, the most regular stretch, fast moves. */
