@@ -17,7 +17,8 @@
 //!  accuracy, stats, model    the models: each reads the record, returns its summary
 //!  record                    the record the models read: PlyReport, features, levels, screening
 //!  pgn, book, plan,          import, opening book, which positions to search, the engine
-//!  engine, session             contract (Job, JobResult), the sans-IO UCI session
+//!  engine, session,            contract (Job, JobResult), the sans-IO UCI session, the
+//!  pool_policy                 engine pools' retry and deadline rules (CLI and page)
 //!  uci, game, eval           values: UCI lines and scores, games, evaluation formulas
 //! ```
 //!
@@ -56,6 +57,7 @@ mod game;
 mod model;
 pub mod pgn;
 mod plan;
+mod pool_policy;
 mod record;
 pub mod render;
 mod report;
@@ -84,6 +86,7 @@ pub use plan::{
     SCREENING_LINES, SCREENING_MIN_DEPTH, SCREENING_MLM_DEPTH, SCREENING_SLM_DEPTH, Screening,
     Settings, SettingsError, jobs, jobs_with_book,
 };
+pub use pool_policy::{ATTEMPTS, Deadline, Retries, Stall, Verdict};
 pub use record::{
     EngineInfo, PlyReport,
     features::{Judgement, Line, MoveFeatures},

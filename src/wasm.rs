@@ -1,10 +1,12 @@
 //! Browser bindings: with the browser layer under it (`wasm/`), the only code that knows
 //! about `wasm_bindgen` and the browser's APIs.
 //!
-//! Three opaque objects, driven by `www/`:
+//! Four opaque objects, driven by `www/`:
 //! - [`Analyzer`]: the imported games, their jobs, the results as they come in, the report.
 //! - [`EngineSession`]: the sans-IO UCI session of one Web Worker running Stockfish; the
 //!   page posts its commands to the worker and feeds back every line the worker prints.
+//! - [`WorkerPool`]: the Stockfish Web Workers, each driven by an engine session, with
+//!   the core's retry and deadline rules (`wasm/pool.rs`).
 //! - [`JobCache`]: analysed jobs in IndexedDB under the core's cache key, the CLI's
 //!   (`wasm/cache.rs`).
 //!
@@ -19,8 +21,10 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 mod cache;
+mod pool;
 
 pub use cache::JobCache;
+pub use pool::WorkerPool;
 
 use crate::{
     analysis::Analysis,

@@ -15,8 +15,9 @@ use std::{
 const LAYERS: &[&[&str]] = &[
     // Values: UCI, games, evaluations, the shakmaty glue.
     &["uci", "game", "eval", "chess"],
-    // Getting games in and engines run: import, book, plan, the engine contract, session.
-    &["pgn", "book", "plan", "engine", "session"],
+    // Getting games in and engines run: import, book, plan, the engine contract, session,
+    // the engine pools' rules.
+    &["pgn", "book", "plan", "engine", "session", "pool_policy"],
     // The record the models read.
     &["record"],
     // The models, each returning its summary.

@@ -12,6 +12,9 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+#[path = "wasm/pool.rs"]
+mod pool;
+
 const PGN: &str = "[White \"Ann\"]\n[Black \"Bob\"]\n\n1. e4 e5 *\n\n[White \"Carol\"]\n[Black \"Dave\"]\n\n1. e4 Ke7 *\n";
 
 fn settings() -> JsValue {

@@ -2,12 +2,12 @@
 // engine pool, the cache, progress, rendering and exports. Chess logic lives in the core
 // (wasm), the IndexedDB cache too (`JobCache`); the run's `Analyzer` (import, plan,
 // results, report) in its own worker (analyzer.js), off the main thread; rendering in
-// view/ (index.js); engines in pool.js. The report's games live in IndexedDB
-// (report-store.js): the tab keeps the report without them and a light row a game, and
-// loads a game when it is opened.
+// view/ (index.js); engines in the core's WorkerPool (pool.js picks the build). The
+// report's games live in IndexedDB (report-store.js): the tab keeps the report without
+// them and a light row a game, and loads a game when it is opened.
 import init, {
-  EngineSession,
   JobCache,
+  WorkerPool,
   annotateReport,
   modelsApplying,
   normaliseReport,
@@ -494,7 +494,7 @@ async function analyse(text) {
   progress();
 
   const pool = new EnginePool({
-    EngineSession,
+    WorkerPool,
     settings: full,
     workers,
     build,

@@ -15,7 +15,7 @@ use std::{
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
-use fairsight::{Job, JobResult, Session, Settings};
+use fairsight::{Deadline, Job, JobResult, Session, Settings};
 
 /// How long the handshake may take (node starting Stockfish.wasm takes well under 1 s).
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -100,24 +100,26 @@ impl Engine {
         self.flush()
     }
 
-    /// Runs a job to completion; each search must finish within the search timeout.
+    /// Runs a job to completion; each search must finish within the search timeout (the
+    /// core's [`Deadline`] with a search limit and no silence limit).
     pub fn run(&mut self, job: Job) -> Result<JobResult> {
         self.session
             .submit(job)
             .map_err(|e| anyhow!("cannot submit job: {e}"))?;
         self.flush()?;
-        let mut deadline = Instant::now() + self.search_timeout;
-        let mut searches = self.session.searches_started();
+        let origin = Instant::now();
+        let mut deadline = Deadline::new(
+            None,
+            Some(self.search_timeout),
+            Duration::ZERO,
+            &self.session,
+        );
         loop {
             if let Some(r) = self.session.take_result() {
                 return Ok(r);
             }
-            self.pump(deadline)?;
-            // A new deadline for every search.
-            if self.session.searches_started() != searches {
-                searches = self.session.searches_started();
-                deadline = Instant::now() + self.search_timeout;
-            }
+            self.pump(origin + deadline.due().unwrap_or(self.search_timeout))?;
+            deadline.saw_line(origin.elapsed(), &self.session);
         }
     }
 }

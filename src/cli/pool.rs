@@ -11,7 +11,7 @@ use std::{
 };
 
 use anyhow::Result;
-use fairsight::{EngineInfo, Job, JobId, JobResult, Settings};
+use fairsight::{EngineInfo, Job, JobId, JobResult, Retries, Settings, Verdict};
 use indicatif::ProgressBar;
 
 use super::{
@@ -137,23 +137,27 @@ impl Pool {
             while let Some(job) = next_job(&queue) {
                 let id = job.id;
                 let mut outcome = Err(anyhow::anyhow!("no engine"));
-                for attempt in 0..2 {
+                // The core's rule: retried once, on a fresh engine.
+                let mut retries = Retries::default();
+                loop {
                     if engine.is_none() {
                         engine = Engine::start(&command, &settings, timeout).ok();
                     }
-                    let Some(e) = engine.as_mut() else { continue };
-                    outcome = e.run(job.clone());
-                    if outcome.is_ok() {
-                        break;
+                    if let Some(e) = engine.as_mut() {
+                        outcome = e.run(job.clone());
+                        if outcome.is_ok() {
+                            break;
+                        }
                     }
                     engine = None; // killed on drop; restarted for the retry
-                    if attempt == 0 {
-                        eprintln!(
-                            "fairsight: engine failed on game {} chunk {}; restarting and retrying",
-                            id.game + 1,
-                            id.chunk + 1
-                        );
+                    if retries.fail(id) == Verdict::GiveUp {
+                        break;
                     }
+                    eprintln!(
+                        "fairsight: engine failed on game {} chunk {}; restarting and retrying",
+                        id.game + 1,
+                        id.chunk + 1
+                    );
                 }
                 if tx.send(outcome.map_err(|e| (id, e))).is_err() {
                     break;
