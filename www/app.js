@@ -369,7 +369,16 @@ const ratingLines = () => $('ratings').value.split('\n').map((l) => l.trim()).fi
  * core recomputes the players, their screening and assessments (`rerateReport`, as the
  * CLI's --rating). A bad line is an error; the report stays as it was.
  */
-async function applyRatings({ quiet = false } = {}) {
+let ratingsApplied = Promise.resolve(true);
+function applyRatings(options) {
+  // One at a time: leaving the box and pressing the button fire both, and each must
+  // start from the report the one before left.
+  const next = ratingsApplied.then(() => applyRatingsNow(options));
+  ratingsApplied = next.catch(() => false);
+  return next;
+}
+
+async function applyRatingsNow({ quiet = false } = {}) {
   if (!state.run || state.status === 'running') return false;
   const lines = ratingLines();
   const run = state.run;

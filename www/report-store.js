@@ -311,12 +311,16 @@ export class ReportStore {
       onParts([m.tail]);
       return;
     }
-    const head = await request(this.db.transaction(HEADS, 'readonly').objectStore(HEADS).get(run));
+    // One transaction for the head and every batch: a removal of this run (the report
+    // replaced meanwhile: ratings applied twice in a row) waits until the read is done,
+    // so a read never sees the head without its games. The transaction stays active
+    // from one request's result to the next (no other await in between).
+    const tx = this.db.transaction([HEADS, GAMES], 'readonly');
+    const head = await request(tx.objectStore(HEADS).get(run));
     if (!head) throw new Error('The report is no longer stored.');
     onParts([head.head]);
     for (let i = 0; i < head.count; i += batch) {
       const to = Math.min(head.count, i + batch);
-      const tx = this.db.transaction(GAMES, 'readonly');
       const rows = await request(tx.objectStore(GAMES).getAll(IDBKeyRange.bound([run, i], [run, to - 1])));
       if (rows.length !== to - i) throw new Error(`The stored report lacks games ${i + 1}–${to}.`);
       onParts(rows.flatMap((g) => [g.text, g.sep]));

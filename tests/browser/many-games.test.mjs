@@ -363,3 +363,28 @@ test('a report stays stored while a tab shows it; a page that starts removes tho
   assert.equal(JSON.parse(await second.evaluate(() => window.fairsight.state.reportJson)).games.length, 2);
   await context.close();
 });
+
+test('a report read back while it is replaced is read whole: the removal waits for the read', { skip: SKIP }, async () => {
+  const { context, page, errors } = await openPage(browser, `${site.origin}/?nosw=1`);
+  await page.waitForFunction(() => document.body.dataset.state === 'idle');
+  const result = await page.evaluate(async () => {
+    const { ReportStore, storeReport } = await import('./www/report-store.js');
+    const store = await ReportStore.open();
+    // 3,000 small games: the read takes several batches of 500, each its own request.
+    const games = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ index: i, tags: { White: `w${i}` }, plies: [] }));
+    const json = `{"version":1,"games":[${games.join(',')}],"players":[]}`;
+    const run = ReportStore.newRun();
+    await storeReport(store, run, json);
+    // As when ratings are applied twice in a row: the second read starts, then the
+    // first's new report replaces this run and removes it.
+    const read = store.text(run);
+    const removed = store.remove(run);
+    const [text] = await Promise.all([read.catch((e) => `error: ${e.message}`), removed]);
+    const after = await store.text(run).catch((e) => e.message);
+    return { same: text === json, start: text.slice(0, 60), after };
+  });
+  assert.ok(result.same, `read whole while removed: ${result.start}`);
+  assert.equal(result.after, 'The report is no longer stored.');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
