@@ -1236,6 +1236,39 @@ fn the_corpus_stores_games_once_and_rebuilds_their_report_byte_for_byte() {
         "{}",
         stderr(&o)
     );
+    // The same games again at the quick setting, into their own folder with the same
+    // splits; a second run finds them all stored.
+    let quick_dir = dir.join("quick");
+    let quick = || {
+        fairsight(&[
+            "corpus",
+            "quick",
+            "--from",
+            corpus.to_str().unwrap(),
+            "--corpus",
+            quick_dir.to_str().unwrap(),
+            "--nodes",
+            "2000",
+            "--jobs",
+            "2",
+        ])
+    };
+    let o = quick();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("4 games stored"), "{}", stderr(&o));
+    let quick_manifest = read_json(&quick_dir.join("manifest.json"));
+    let games = |m: &Value| -> Vec<(String, Value, Value)> {
+        m["games"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(id, g)| (id.clone(), g["split"].clone(), g["positions"].clone()))
+            .collect()
+    };
+    assert_eq!(games(&quick_manifest), games(&manifest));
+    let o = quick();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("0 games stored"), "{}", stderr(&o));
     // The check finds nothing wrong, then a record that lost a position.
     let check = || fairsight(&["corpus", "check", "--corpus", corpus.to_str().unwrap()]);
     let o = check();

@@ -791,14 +791,6 @@ fn add(a: AddArgs) -> Result<ExitCode> {
     }
     let book = book_for(&settings)?;
     let mut analysis = Analysis::new(games, settings.clone(), book.as_ref());
-    let jobs = analysis.jobs();
-    let mut remaining: HashMap<usize, usize> = HashMap::new();
-    for j in &jobs {
-        *remaining.entry(j.id.game).or_default() += 1;
-    }
-    let mut positions: HashMap<usize, Vec<PositionAnalysis>> = HashMap::new();
-    let mut written = 0;
-    let mut write_error = None;
     let record = |i: usize, engine: &EngineInfo, found: Vec<PositionAnalysis>| {
         let p = &todo[i];
         let mut found = found;
@@ -817,45 +809,24 @@ fn add(a: AddArgs) -> Result<ExitCode> {
             positions: found.iter().map(StoredPosition::new).collect(),
         }
     };
-    let run = super::pool::Run {
-        engine: &match &a.engine {
-            Some(e) => e.clone(),
-            None => match super::engine::default_engine() {
-                Some(e) => e,
-                None => return super::usage_error("no engine: run `npm ci`, or pass --engine CMD"),
-            },
-        },
-        settings: &settings,
-        workers: a.jobs.unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-        }),
-        timeout: Duration::from_secs(a.search_timeout.max(1)),
+    let run = Engines {
+        engine: a.engine.as_deref(),
+        jobs: a.jobs,
+        search_timeout: a.search_timeout,
         cache: a.cache.as_deref(),
     };
-    let outcome = run.execute(jobs, analysis.total_positions(), |engine, result| {
-        let game = result.id.game;
-        positions
-            .entry(game)
-            .or_default()
-            .extend(result.positions.iter().cloned());
-        analysis.add_result(result);
-        let left = remaining.entry(game).or_default();
-        *left = left.saturating_sub(1);
-        if *left == 0 {
-            let r = record(game, engine, positions.remove(&game).unwrap_or_default());
-            match r.save(&a.corpus) {
-                Ok(_) => written += 1,
-                Err(e) => write_error = Some(e),
-            }
-        }
-    });
-    let outcome = match outcome {
-        Ok(o) => o,
+    let stored = match store_analyses(
+        &a.corpus,
+        &run,
+        &settings,
+        &mut analysis,
+        todo.len(),
+        record,
+    ) {
+        Ok(s) => s,
         Err(msg) => return super::usage_error(msg),
     };
-    if let Some(e) = write_error {
+    if let Some(e) = stored.write_error {
         // List what was stored before failing.
         let mut manifest = Manifest::load(&a.corpus)?;
         manifest.commands.push(command);
@@ -863,13 +834,7 @@ fn add(a: AddArgs) -> Result<ExitCode> {
         manifest.save(&a.corpus)?;
         return Err(e);
     }
-    // Games with nothing to search (every ply excluded before the search).
-    for i in 0..todo.len() {
-        if !remaining.contains_key(&i) {
-            record(i, &outcome.engine, Vec::new()).save(&a.corpus)?;
-            written += 1;
-        }
-    }
+    let outcome = stored.outcome;
     // Read again: another run may have stored games meanwhile.
     let mut manifest = Manifest::load(&a.corpus)?;
     manifest.commands.push(command);
@@ -879,23 +844,12 @@ fn add(a: AddArgs) -> Result<ExitCode> {
         let report = analysis.report(outcome.engine.clone());
         super::output::write_to(path, &(report.to_json() + "\n"))?;
     }
-    eprintln!(
-        "fairsight: {written} games stored in {}, {} positions searched in {:.1}s{}",
-        a.corpus.display(),
-        outcome.searched,
-        outcome.elapsed.as_secs_f64(),
-        if outcome.cached > 0 {
-            format!(", {} from the cache", outcome.cached)
-        } else {
-            String::new()
-        }
-    );
-    eprint!("{}", manifest.summary());
-    Ok(if outcome.failures.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(stored_summary(
+        &a.corpus,
+        &outcome,
+        stored.written,
+        &manifest,
+    ))
 }
 
 /// `corpus quick`: the chosen games of `--from` analysed again at the quick settings,
@@ -955,14 +909,6 @@ fn quick(a: QuickArgs) -> Result<ExitCode> {
     }
     let book = book_for(&settings)?;
     let mut analysis = Analysis::new(games, settings.clone(), book.as_ref());
-    let jobs = analysis.jobs();
-    let mut remaining: HashMap<usize, usize> = HashMap::new();
-    for j in &jobs {
-        *remaining.entry(j.id.game).or_default() += 1;
-    }
-    let mut positions: HashMap<usize, Vec<PositionAnalysis>> = HashMap::new();
-    let mut written = 0;
-    let mut write_error = None;
     let record = |i: usize, engine: &EngineInfo, mut found: Vec<PositionAnalysis>| {
         found.sort_by_key(|x| x.ply_index);
         Record {
@@ -972,24 +918,96 @@ fn quick(a: QuickArgs) -> Result<ExitCode> {
             ..chosen[i].clone()
         }
     };
-    let engine = match &a.engine {
-        Some(e) => e.clone(),
-        None => match super::engine::default_engine() {
-            Some(e) => e,
-            None => return super::usage_error("no engine: run `npm ci`, or pass --engine CMD"),
-        },
+    let run = Engines {
+        engine: a.engine.as_deref(),
+        jobs: a.jobs,
+        search_timeout: a.search_timeout,
+        cache: a.cache.as_deref(),
+    };
+    let stored = match store_analyses(
+        &a.corpus,
+        &run,
+        &settings,
+        &mut analysis,
+        chosen.len(),
+        record,
+    ) {
+        Ok(s) => s,
+        Err(msg) => return super::usage_error(msg),
+    };
+    let mut manifest = Manifest::load(&a.corpus)?;
+    manifest.update(&a.corpus)?;
+    manifest.save(&a.corpus)?;
+    if let Some(e) = stored.write_error {
+        return Err(e);
+    }
+    let outcome = stored.outcome;
+    Ok(stored_summary(
+        &a.corpus,
+        &outcome,
+        stored.written,
+        &manifest,
+    ))
+}
+
+/// The engines a corpus run asks for (`--engine`, `--jobs`, `--search-timeout`,
+/// `--cache`).
+struct Engines<'a> {
+    /// The command, else the default engine.
+    engine: Option<&'a str>,
+    /// How many, else one per core.
+    jobs: Option<usize>,
+    /// Seconds.
+    search_timeout: u64,
+    cache: Option<&'a Path>,
+}
+
+/// What [`store_analyses`] did.
+struct Stored {
+    outcome: super::pool::RunOutcome,
+    /// Records written.
+    written: usize,
+    /// The first record that could not be written (the run went on).
+    write_error: Option<anyhow::Error>,
+}
+
+/// Runs `analysis`'s jobs for `games` games and saves each game's record (made by
+/// `record` from its index, the engine and its analysed positions) in `corpus` as soon as
+/// its last chunk is done, so a stopped run keeps every finished game; then, unless a
+/// write failed, the records of games with nothing to search. `Err`: a usage error (no
+/// engine, an unusable cache).
+fn store_analyses(
+    corpus: &Path,
+    engines: &Engines<'_>,
+    settings: &Settings,
+    analysis: &mut Analysis,
+    games: usize,
+    record: impl Fn(usize, &EngineInfo, Vec<PositionAnalysis>) -> Record,
+) -> Result<Stored, String> {
+    let engine = match engines.engine {
+        Some(e) => e.to_owned(),
+        None => super::engine::default_engine()
+            .ok_or("no engine: run `npm ci`, or pass --engine CMD")?,
     };
     let run = super::pool::Run {
         engine: &engine,
-        settings: &settings,
-        workers: a.jobs.unwrap_or_else(|| {
+        settings,
+        workers: engines.jobs.unwrap_or_else(|| {
             std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1)
         }),
-        timeout: Duration::from_secs(a.search_timeout.max(1)),
-        cache: a.cache.as_deref(),
+        timeout: Duration::from_secs(engines.search_timeout.max(1)),
+        cache: engines.cache,
     };
+    let jobs = analysis.jobs();
+    let mut remaining: HashMap<usize, usize> = HashMap::new();
+    for j in &jobs {
+        *remaining.entry(j.id.game).or_default() += 1;
+    }
+    let mut positions: HashMap<usize, Vec<PositionAnalysis>> = HashMap::new();
+    let mut written = 0;
+    let mut write_error = None;
     let outcome = run.execute(jobs, analysis.total_positions(), |engine, result| {
         let game = result.id.game;
         positions
@@ -1001,33 +1019,42 @@ fn quick(a: QuickArgs) -> Result<ExitCode> {
         *left = left.saturating_sub(1);
         if *left == 0 {
             let r = record(game, engine, positions.remove(&game).unwrap_or_default());
-            match r.save(&a.corpus) {
+            match r.save(corpus) {
                 Ok(_) => written += 1,
                 Err(e) => write_error = Some(e),
             }
         }
-    });
-    let outcome = match outcome {
-        Ok(o) => o,
-        Err(msg) => return super::usage_error(msg),
-    };
+    })?;
     if write_error.is_none() {
-        for i in 0..chosen.len() {
-            if !remaining.contains_key(&i) {
-                record(i, &outcome.engine, Vec::new()).save(&a.corpus)?;
-                written += 1;
+        // Games with nothing to search (every ply excluded before the search).
+        for i in (0..games).filter(|i| !remaining.contains_key(i)) {
+            match record(i, &outcome.engine, Vec::new()).save(corpus) {
+                Ok(_) => written += 1,
+                Err(e) => {
+                    write_error = Some(e);
+                    break;
+                }
             }
         }
     }
-    let mut manifest = Manifest::load(&a.corpus)?;
-    manifest.update(&a.corpus)?;
-    manifest.save(&a.corpus)?;
-    if let Some(e) = write_error {
-        return Err(e);
-    }
+    Ok(Stored {
+        outcome,
+        written,
+        write_error,
+    })
+}
+
+/// The closing lines of a run that stored games, and its exit code (1 when a job failed
+/// twice).
+fn stored_summary(
+    corpus: &Path,
+    outcome: &super::pool::RunOutcome,
+    written: usize,
+    manifest: &Manifest,
+) -> ExitCode {
     eprintln!(
         "fairsight: {written} games stored in {}, {} positions searched in {:.1}s{}",
-        a.corpus.display(),
+        corpus.display(),
         outcome.searched,
         outcome.elapsed.as_secs_f64(),
         if outcome.cached > 0 {
@@ -1037,14 +1064,13 @@ fn quick(a: QuickArgs) -> Result<ExitCode> {
         }
     );
     eprint!("{}", manifest.summary());
-    Ok(if outcome.failures.is_empty() {
+    if outcome.failures.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
-    })
+    }
 }
 
-/// Loads the records a report or a trainer asks for, in source and number order.
 pub fn load_records(
     corpus: &Path,
     sources: &[String],
