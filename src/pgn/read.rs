@@ -10,6 +10,8 @@
 //! (`Nf3N`, `exd6e.p.`) is still read as a move (a glued promotion letter, `e8q`, as
 //! `=Q`). Lines are counted as the scan goes, only up to the moves that need one.
 
+use std::ops::Range;
+
 use pgn_reader::{RawTag, SanPlus};
 use shakmaty::san::{San, Suffix};
 
@@ -162,11 +164,13 @@ fn scan_game(text: &str, pos: usize, mut line: u32, eof: bool, index: usize) -> 
     let body = loop {
         match s.get(q) {
             Some(b'[') => {
-                let (name, value, next) = clean_tag_line(s, q)?;
-                tags.push((
-                    String::from_utf8_lossy(name).into_owned(),
-                    RawTag(value).decode_utf8_lossy().into_owned(),
-                ));
+                let (name, value, escaped, next) = clean_tag_line(s, q)?;
+                // The ranges start and end at ASCII bytes of the text: whole characters.
+                let value = match (escaped, t.get(value.clone())) {
+                    (false, Some(value)) => value.to_owned(),
+                    _ => RawTag(s.get(value)?).decode_utf8_lossy().into_owned(),
+                };
+                tags.push((t.get(name)?.to_owned(), value));
                 q = next;
             }
             None => break q,
@@ -223,8 +227,9 @@ fn scan_game(text: &str, pos: usize, mut line: u32, eof: bool, index: usize) -> 
 /// The tag line at `q` when the pre-scan and pgn-reader read it alike: `[`, a name
 /// starting with a letter, digit or `_`, a space, a quoted value (`\` escapes a
 /// character other than a line break), an optional `]`, blanks, then the line break or
-/// the end of the text. The name and value bytes and the offset after the line.
-fn clean_tag_line(s: &[u8], q: usize) -> Option<(&[u8], &[u8], usize)> {
+/// the end of the text. The ranges of the name and the value, whether the value has a
+/// `\`, and the offset after the line.
+fn clean_tag_line(s: &[u8], q: usize) -> Option<(Range<usize>, Range<usize>, bool, usize)> {
     let name_start = q + 1;
     if !s
         .get(name_start)
@@ -247,6 +252,7 @@ fn clean_tag_line(s: &[u8], q: usize) -> Option<(&[u8], &[u8], usize)> {
         left_quote
     };
     let mut k = left_quote + 1;
+    let mut escaped = false;
     let right_quote = loop {
         match s.get(k)? {
             b'"' => break k,
@@ -255,6 +261,7 @@ fn clean_tag_line(s: &[u8], q: usize) -> Option<(&[u8], &[u8], usize)> {
                 if matches!(s.get(k + 1), None | Some(b'\n')) {
                     return None;
                 }
+                escaped = true;
                 k += 2;
             }
             _ => k += 1,
@@ -276,8 +283,9 @@ fn clean_tag_line(s: &[u8], q: usize) -> Option<(&[u8], &[u8], usize)> {
         Some(_) => return None,
     };
     Some((
-        s.get(name_start..name_end)?,
-        s.get(left_quote + 1..right_quote)?,
+        name_start..name_end,
+        left_quote + 1..right_quote,
+        escaped,
         next,
     ))
 }

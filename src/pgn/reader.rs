@@ -84,14 +84,23 @@ impl<R: Read> Reader<R> {
                 None => return Ok(()),
             }
         };
-        let rest = self.partial.split_off(whole);
-        let mut decoded: &str = &String::from_utf8_lossy(&self.partial);
+        let lines = self.partial.get(..whole).unwrap_or_default();
+        // Valid UTF-8 is checked a word at a time; only a text with invalid bytes is
+        // decoded lossily (character by character).
+        let lossy;
+        let mut decoded = match std::str::from_utf8(lines) {
+            Ok(decoded) => decoded,
+            Err(_) => {
+                lossy = String::from_utf8_lossy(lines);
+                &*lossy
+            }
+        };
         if !self.started {
             self.started = true;
             decoded = decoded.strip_prefix('\u{feff}').unwrap_or(decoded);
         }
         self.text.push_str(decoded);
-        self.partial = rest;
+        self.partial.drain(..whole);
         Ok(())
     }
 }
