@@ -52,6 +52,7 @@ pub use reader::Reader;
 
 use crate::game::{Game, ImportError};
 use read::{Next, next_game};
+use replay::Spare;
 
 /// Iterates over the games of a PGN text, in order, lazily (one game parsed per `next`).
 pub fn games(text: &str) -> Games<'_> {
@@ -61,6 +62,7 @@ pub fn games(text: &str) -> Games<'_> {
         pos: 0,
         line: 1,
         index: 0,
+        spare: Spare::default(),
     }
 }
 
@@ -81,6 +83,8 @@ pub struct Games<'a> {
     line: u32,
     /// Index of the next game.
     index: usize,
+    /// Room kept from one game to the next.
+    spare: Spare,
 }
 
 impl Iterator for Games<'_> {
@@ -88,7 +92,14 @@ impl Iterator for Games<'_> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            match next_game(self.text, self.pos, self.line, true, self.index) {
+            match next_game(
+                self.text,
+                self.pos,
+                self.line,
+                true,
+                self.index,
+                &mut self.spare,
+            ) {
                 Next::Game(result, pos, line) => {
                     (self.pos, self.line) = (pos, line);
                     self.index += 1;

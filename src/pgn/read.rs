@@ -19,7 +19,7 @@ use crate::game::{Game, ImportError, ImportErrorKind};
 
 use super::{
     movetext::{glued_promotion, is_token_end},
-    replay::Replay,
+    replay::{PLIES_RESERVED, Replay, Spare},
     split::{Segment, next_segment, starts_with_first_move},
 };
 
@@ -106,8 +106,15 @@ pub(super) enum Next {
 /// whether the text is all there is. One pass: [`scan_game`] reads the game and finds
 /// its end as it goes; only a game it does not vouch for (see there) is cut by the
 /// pre-scan and read from its slice.
-pub(super) fn next_game(text: &str, pos: usize, line: u32, eof: bool, index: usize) -> Next {
-    if let Some(next) = scan_game(text, pos, line, eof, index) {
+pub(super) fn next_game(
+    text: &str,
+    pos: usize,
+    line: u32,
+    eof: bool,
+    index: usize,
+    spare: &mut Spare,
+) -> Next {
+    if let Some(next) = scan_game(text, pos, line, eof, index, spare) {
         return next;
     }
     let bytes = text.as_bytes();
@@ -125,9 +132,6 @@ pub(super) fn next_game(text: &str, pos: usize, line: u32, eof: bool, index: usi
     }
 }
 
-/// Games the plies' room is reserved for before the moves are read.
-const PLIES_RESERVED: usize = 96;
-
 /// Reads the game from `pos` in one pass, finding where it ends as the pre-scan would
 /// (a tag line after the movetext, or `1.` after a blank line after moves), without
 /// the pre-scan. It vouches for games whose tag section is whole tag lines
@@ -135,7 +139,14 @@ const PLIES_RESERVED: usize = 96;
 /// movetext starting a line, and that import without error, where both read the same
 /// text alike; any other game (`None`) is left to the pre-scan and the slice reader,
 /// and so is a game whose end would hang on whether a result token ended it.
-fn scan_game(text: &str, pos: usize, mut line: u32, eof: bool, index: usize) -> Option<Next> {
+fn scan_game(
+    text: &str,
+    pos: usize,
+    mut line: u32,
+    eof: bool,
+    index: usize,
+    spare: &mut Spare,
+) -> Option<Next> {
     let bytes = text.as_bytes();
     // Blank lines before the game.
     let mut p = pos;
@@ -196,7 +207,9 @@ fn scan_game(text: &str, pos: usize, mut line: u32, eof: bool, index: usize) -> 
         }
     };
     let mut replay = Replay::new(tags, index, start_line).ok()?;
+    replay.game.plies = std::mem::take(&mut spare.plies);
     replay.game.plies.reserve(PLIES_RESERVED);
+    replay.seen = std::mem::take(&mut spare.seen);
     replay.seen.reserve(PLIES_RESERVED);
     let mut read = GameReader {
         t,
@@ -221,7 +234,11 @@ fn scan_game(text: &str, pos: usize, mut line: u32, eof: bool, index: usize) -> 
         None => return Some(Next::NeedMore),
     };
     let end_line = read.line_at(end);
-    Some(Next::Game(Ok(replay.finish()), start + end, end_line))
+    Some(Next::Game(
+        Ok(replay.finish_into(spare)),
+        start + end,
+        end_line,
+    ))
 }
 
 /// The tag line at `q` when the pre-scan and pgn-reader read it alike: `[`, a name
@@ -876,13 +893,15 @@ mod tests {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let (mut pos, mut line, mut index, mut n) = (0, 1, 0, 0);
         loop {
-            if let Some(Next::Game(_, end, end_line)) = scan_game(text, pos, line, true, index) {
+            if let Some(Next::Game(_, end, end_line)) =
+                scan_game(text, pos, line, true, index, &mut Spare::default())
+            {
                 n += 1;
                 (pos, line) = (end, end_line);
                 index += 1;
                 continue;
             }
-            match next_game(text, pos, line, true, index) {
+            match next_game(text, pos, line, true, index, &mut Spare::default()) {
                 Next::Game(_, end, end_line) => {
                     (pos, line) = (end, end_line);
                     index += 1;

@@ -9,6 +9,7 @@ use std::io::{self, Read};
 use crate::game::{Game, ImportError};
 
 use super::read::{Next, next_game};
+use super::replay::Spare;
 
 /// Bytes asked of the source at a time.
 const BLOCK: usize = 1 << 20;
@@ -29,6 +30,8 @@ pub struct Reader<R> {
     line: u32,
     /// Index of the next game.
     index: usize,
+    /// Room kept from one game to the next.
+    spare: Spare,
     /// Whether the source is exhausted (all of it is in `text`).
     eof: bool,
     /// Whether the first bytes were read (a byte-order mark is dropped there).
@@ -54,6 +57,7 @@ impl<R: Read> Reader<R> {
             pos: 0,
             line: 1,
             index: 0,
+            spare: Spare::default(),
             eof: false,
             started: false,
         }
@@ -110,7 +114,14 @@ impl<R: Read> Iterator for Reader<R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            match next_game(&self.text, self.pos, self.line, self.eof, self.index) {
+            match next_game(
+                &self.text,
+                self.pos,
+                self.line,
+                self.eof,
+                self.index,
+                &mut self.spare,
+            ) {
                 Next::Game(result, pos, line) => {
                     (self.pos, self.line) = (pos, line);
                     self.index += 1;
