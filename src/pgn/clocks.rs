@@ -133,11 +133,8 @@ pub(super) fn clock_commands(comment: &str) -> (Option<&str>, Option<&str>) {
     let bytes = comment.as_bytes();
     let (mut clk, mut emt) = (None, None);
     let mut from = 0;
-    while let Some(at) = bytes
-        .get(from..)
-        .and_then(|rest| rest.windows(2).position(|w| w == b"[%"))
-    {
-        from += at + 2;
+    while let Some(at) = find_command(bytes, from) {
+        from = at + 2;
         let Some(rest) = comment.get(from..) else {
             break;
         };
@@ -158,6 +155,19 @@ pub(super) fn clock_commands(comment: &str) -> (Option<&str>, Option<&str>) {
         }
     }
     (clk, emt)
+}
+
+/// The offset of the first `[%` from `from`: a search for `[` (most comments hold one,
+/// before their command), faster than comparing every pair of bytes.
+fn find_command(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut k = from;
+    loop {
+        let at = k + bytes.get(k..)?.iter().position(|&b| b == b'[')?;
+        if bytes.get(at + 1) == Some(&b'%') {
+            return Some(at);
+        }
+        k = at + 1;
+    }
 }
 
 /// The argument of a `[%name arg]` command in a comment.

@@ -9,21 +9,24 @@
 //! assert_eq!(game.plies[0].clock, Some(300.0));
 //! ```
 //!
-//! How a text is read:
+//! How a text is read: one pass over each game (`read.rs`) reads its tags and movetext
+//! as pgn-reader 0.29 would (the same tokenizer, copied) and finds where the game ends
+//! as it goes, by the rules of the pre-scan (`split.rs`), checked at each line start:
+//! a new game starts at a tag line (`[Name "value"]`) that follows movetext, so games
+//! need no blank line between them; games without tags start at movetext on a line
+//! after a result token, or at `1.` after a blank line. Comments (`{...}`, `;`) and
+//! variations are followed, so a `[` or a result inside them starts nothing. Lines are
+//! counted only up to the moves, and there are two relaxations of pgn-reader's rules:
+//! blank lines inside the movetext do not end the game, and a move glued to an
+//! annotation (`Nf3N`, `exd6e.p.`) is still read as a move. Every main-line move is
+//! replayed with shakmaty as it is read, and the first illegal or ambiguous one ends
+//! that game with an [`ImportError`] (`replay.rs`). The other games of the text are
+//! unaffected. Clocks (`[%clk]`, `[%emt]`, `TimeControl`) are read in `clocks.rs`.
 //!
-//! 1. A light pre-scan (`split.rs`) cuts the text into games: a new game starts at a
-//!    tag line (`[Name "value"]`) that follows movetext, so games need no blank line
-//!    between them. Games without tags start at movetext on a line after a result token,
-//!    or at `1.` after a blank line. The scan follows `{...}` and `;` comments and
-//!    variations, so a `[` or a result inside them starts nothing.
-//! 2. One pass over each game's slice (`read.rs`) reads its tags and movetext as
-//!    pgn-reader 0.29 would (the same tokenizer, copied), counting lines only up to the
-//!    moves, with two relaxations: blank lines inside the movetext do not end the game,
-//!    and a move glued to an annotation (`Nf3N`, `exd6e.p.`) is still read as a move.
-//!    Every main-line move is replayed with shakmaty as it is read, and the first
-//!    illegal or ambiguous one ends that game with an [`ImportError`] (`replay.rs`). The
-//!    other games of the text are unaffected. Clocks (`[%clk]`, `[%emt]`,
-//!    `TimeControl`) are read in `clocks.rs`.
+//! The one pass vouches for games whose tags are whole lines and whose movetext starts
+//! a line, that import without error (nearly every game written by a program); any
+//! other game is cut by the pre-scan first and then read from its slice, which gives
+//! the same games and errors (a test compares the two on every input at hand).
 //!
 //! A text held whole is read with [`games`] or [`import`]; a file or stdin with
 //! [`Reader`], which reads it in blocks and holds only the game being imported
@@ -48,8 +51,8 @@ pub use clocks::{parse_clock, parse_time_control, strip_commands};
 pub use reader::Reader;
 
 use crate::game::{Game, ImportError};
-use read::import_segment;
-use split::next_segment;
+use read::{Next, next_game};
+use replay::Spare;
 
 /// Iterates over the games of a PGN text, in order, lazily (one game parsed per `next`).
 pub fn games(text: &str) -> Games<'_> {
@@ -59,6 +62,7 @@ pub fn games(text: &str) -> Games<'_> {
         pos: 0,
         line: 1,
         index: 0,
+        spare: Spare::default(),
     }
 }
 
@@ -79,20 +83,33 @@ pub struct Games<'a> {
     line: u32,
     /// Index of the next game.
     index: usize,
+    /// Room kept from one game to the next.
+    spare: Spare,
 }
 
 impl Iterator for Games<'_> {
     type Item = Result<Game, ImportError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let bytes = self.text.as_bytes();
         loop {
-            let segment = next_segment(bytes, self.pos, self.line)?;
-            self.pos = segment.end;
-            self.line = segment.end_line;
-            if let Some(result) = import_segment(self.text, &segment, self.index) {
-                self.index += 1;
-                return Some(result);
+            match next_game(
+                self.text,
+                self.pos,
+                self.line,
+                true,
+                self.index,
+                &mut self.spare,
+            ) {
+                Next::Game(result, pos, line) => {
+                    (self.pos, self.line) = (pos, line);
+                    self.index += 1;
+                    return Some(result);
+                }
+                Next::Skip(pos, line) => (self.pos, self.line) = (pos, line),
+                Next::End | Next::NeedMore => {
+                    self.pos = self.text.len();
+                    return None;
+                }
             }
         }
     }

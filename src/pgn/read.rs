@@ -1,12 +1,16 @@
-//! Step 2 of import: one pass over a game's slice reads its tags and movetext as
-//! pgn-reader 0.29 would read them (its `read_game`, `read_tags`, `read_movetext` and
-//! `skip_variation`, with the two relaxations below), and hands every main-line move,
-//! with its line, straight to the replay (`replay.rs`).
+//! Reading a game in one pass: its tags and movetext as pgn-reader 0.29 would read them
+//! (its `read_game`, `read_tags`, `read_movetext` and `skip_variation`, with the two
+//! relaxations below), every main-line move handed, with its line, straight to the
+//! replay (`replay.rs`), and the game's end found on the way (`scan_game`: the
+//! pre-scan's rules checked at each line start). A game the one pass does not vouch
+//! for is cut by the pre-scan (`split.rs`) and read from its slice (`import_segment`).
 //!
 //! The relaxations: blank lines and `[` lines inside the movetext do not end the game
-//! (the pre-scan already decided where it ends), and a move glued to an annotation
+//! (the pre-scan's rules decide where it ends), and a move glued to an annotation
 //! (`Nf3N`, `exd6e.p.`) is still read as a move (a glued promotion letter, `e8q`, as
 //! `=Q`). Lines are counted as the scan goes, only up to the moves that need one.
+
+use std::ops::Range;
 
 use pgn_reader::{RawTag, SanPlus};
 use shakmaty::san::{San, Suffix};
@@ -15,8 +19,8 @@ use crate::game::{Game, ImportError, ImportErrorKind};
 
 use super::{
     movetext::{glued_promotion, is_token_end},
-    replay::Replay,
-    split::Segment,
+    replay::{PLIES_RESERVED, Replay, Spare},
+    split::{Segment, next_segment, starts_with_first_move},
 };
 
 /// Imports the game in `segment`; `None` when there is no game in it (only blanks and
@@ -37,6 +41,11 @@ pub(super) fn import_segment(
         line: segment.line,
         counted: 0,
         last_line: segment.line,
+        scan: false,
+        has_moves: false,
+        blank_after: false,
+        outcome_seen: false,
+        stopped: None,
     };
     let error = |line: u32, tags: Vec<(String, String)>, kind: ImportErrorKind| {
         Some(Err(ImportError {
@@ -79,6 +88,225 @@ pub(super) fn import_segment(
     }
 }
 
+/// What [`next_game`] found from an offset of the text read so far.
+pub(super) enum Next {
+    /// A game (or the error that stopped it), the offset where the search for the next
+    /// starts, and its line.
+    Game(Result<Game, ImportError>, usize, u32),
+    /// A stretch with no game in it (only blank and escaped lines) up to this offset
+    /// and line.
+    Skip(usize, u32),
+    /// No game is left (the text ends).
+    End,
+    /// The game may go on past the text read so far: read more, then ask again.
+    NeedMore,
+}
+
+/// The next game of `text` from offset `pos` (a line start, on line `line`); `eof` says
+/// whether the text is all there is. One pass: [`scan_game`] reads the game and finds
+/// its end as it goes; only a game it does not vouch for (see there) is cut by the
+/// pre-scan and read from its slice.
+pub(super) fn next_game(
+    text: &str,
+    pos: usize,
+    line: u32,
+    eof: bool,
+    index: usize,
+    spare: &mut Spare,
+) -> Next {
+    if let Some(next) = scan_game(text, pos, line, eof, index, spare) {
+        return next;
+    }
+    let bytes = text.as_bytes();
+    match next_segment(bytes, pos, line) {
+        // A game ends before the text read so far does: the line that starts the next
+        // one was read whole, so more text cannot change where it ends.
+        Some(segment) if segment.end < bytes.len() || eof => {
+            match import_segment(text, &segment, index) {
+                Some(result) => Next::Game(result, segment.end, segment.end_line),
+                None => Next::Skip(segment.end, segment.end_line),
+            }
+        }
+        None if eof => Next::End,
+        _ => Next::NeedMore,
+    }
+}
+
+/// Reads the game from `pos` in one pass, finding where it ends as the pre-scan would
+/// (a tag line after the movetext, or `1.` after a blank line after moves), without
+/// the pre-scan. It vouches for games whose tag section is whole tag lines
+/// (`[Name "value"]`, one a line, blank lines between them allowed) followed by
+/// movetext starting a line, and that import without error, where both read the same
+/// text alike; any other game (`None`) is left to the pre-scan and the slice reader,
+/// and so is a game whose end would hang on whether a result token ended it.
+fn scan_game(
+    text: &str,
+    pos: usize,
+    mut line: u32,
+    eof: bool,
+    index: usize,
+    spare: &mut Spare,
+) -> Option<Next> {
+    let bytes = text.as_bytes();
+    // Blank lines before the game.
+    let mut p = pos;
+    loop {
+        let mut j = p;
+        while matches!(bytes.get(j), Some(b' ' | b'\t' | b'\r')) {
+            j += 1;
+        }
+        match bytes.get(j) {
+            None => return Some(if eof { Next::End } else { Next::NeedMore }),
+            Some(b'\n') => {
+                p = j + 1;
+                line = line.saturating_add(1);
+            }
+            Some(_) if j == p => break,
+            Some(_) => return None,
+        }
+    }
+    let start = p;
+    let start_line = line;
+    let t = text.get(start..)?;
+    let s = t.as_bytes();
+    // The tag lines.
+    let mut tags = Vec::with_capacity(20);
+    let mut q = 0;
+    let body = loop {
+        match s.get(q) {
+            Some(b'[') => {
+                let (name, value, escaped, next) = clean_tag_line(s, q)?;
+                // The ranges start and end at ASCII bytes of the text: whole characters.
+                let value = match (escaped, t.get(value.clone())) {
+                    (false, Some(value)) => value.to_owned(),
+                    _ => RawTag(s.get(value)?).decode_utf8_lossy().into_owned(),
+                };
+                tags.push((t.get(name)?.to_owned(), value));
+                q = next;
+            }
+            None => break q,
+            Some(&c) if !(0x20..0x80).contains(&c) || c == b'%' => return None,
+            Some(_) if q == 0 => return None,
+            Some(_) => break q,
+        }
+        // Blank lines after a tag line.
+        loop {
+            let mut j = q;
+            while matches!(s.get(j), Some(b' ' | b'\t' | b'\r')) {
+                j += 1;
+            }
+            match s.get(j) {
+                Some(b'\n') => q = j + 1,
+                None => {
+                    q = j;
+                    break;
+                }
+                Some(_) if j == q => break,
+                Some(_) => return None,
+            }
+        }
+    };
+    let mut replay = Replay::new(tags, index, start_line).ok()?;
+    replay.game.plies = std::mem::take(&mut spare.plies);
+    replay.game.plies.reserve(PLIES_RESERVED);
+    replay.seen = std::mem::take(&mut spare.seen);
+    replay.seen.reserve(PLIES_RESERVED);
+    let mut read = GameReader {
+        t,
+        s,
+        i: body,
+        padded: false,
+        body,
+        line: start_line,
+        counted: 0,
+        last_line: start_line,
+        scan: true,
+        has_moves: false,
+        blank_after: false,
+        outcome_seen: false,
+        stopped: None,
+    };
+    read.movetext(&mut replay).ok()?;
+    let end = match read.stopped {
+        Some(Stopped::Fallback) => return None,
+        Some(Stopped::End(end)) => end,
+        None if eof => s.len(),
+        None => return Some(Next::NeedMore),
+    };
+    let end_line = read.line_at(end);
+    Some(Next::Game(
+        Ok(replay.finish_into(spare)),
+        start + end,
+        end_line,
+    ))
+}
+
+/// The tag line at `q` when the pre-scan and pgn-reader read it alike: `[`, a name
+/// starting with a letter, digit or `_`, a space, a quoted value (`\` escapes a
+/// character other than a line break), an optional `]`, blanks, then the line break or
+/// the end of the text. The ranges of the name and the value, whether the value has a
+/// `\`, and the offset after the line.
+fn clean_tag_line(s: &[u8], q: usize) -> Option<(Range<usize>, Range<usize>, bool, usize)> {
+    let name_start = q + 1;
+    if !s
+        .get(name_start)
+        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+    {
+        return None;
+    }
+    let rest = s.get(name_start..)?;
+    let left_quote = name_start
+        + rest
+            .iter()
+            .position(|&c| matches!(c, b'"' | b']' | b'\n'))?;
+    if s.get(left_quote) != Some(&b'"') {
+        return None;
+    }
+    // pgn-reader drops one space before the quote.
+    let name_end = if s.get(left_quote - 1) == Some(&b' ') {
+        left_quote - 1
+    } else {
+        left_quote
+    };
+    let mut k = left_quote + 1;
+    let mut escaped = false;
+    let right_quote = loop {
+        match s.get(k)? {
+            b'"' => break k,
+            b'\n' => return None,
+            b'\\' => {
+                if matches!(s.get(k + 1), None | Some(b'\n')) {
+                    return None;
+                }
+                escaped = true;
+                k += 2;
+            }
+            _ => k += 1,
+        }
+    };
+    let mut k = right_quote + 1;
+    while matches!(s.get(k), Some(b' ' | b'\t' | b'\r')) {
+        k += 1;
+    }
+    if s.get(k) == Some(&b']') {
+        k += 1;
+        while matches!(s.get(k), Some(b' ' | b'\t' | b'\r')) {
+            k += 1;
+        }
+    }
+    let next = match s.get(k) {
+        None => k,
+        Some(b'\n') => k + 1,
+        Some(_) => return None,
+    };
+    Some((
+        name_start..name_end,
+        left_quote + 1..right_quote,
+        escaped,
+        next,
+    ))
+}
+
 /// A game's slice being read.
 struct GameReader<'s> {
     /// The slice, and its bytes.
@@ -97,6 +325,28 @@ struct GameReader<'s> {
     counted: usize,
     /// Line of the last move read after `body` (the game's line before the first).
     last_line: u32,
+    /// One-pass mode ([`scan_game`]): the slice runs to the end of the text read so far,
+    /// and the game's end is found while reading it, by the pre-scan's rules checked at
+    /// each line start outside comments.
+    scan: bool,
+    /// The pre-scan's state: whether the movetext had anything besides comments, and
+    /// whether a blank line followed the last line that had.
+    has_moves: bool,
+    blank_after: bool,
+    /// Whether the reader saw a result in the main line (the pre-scan's `ended` implies
+    /// it; it does not imply `ended`, so a decision that needs `ended` falls back).
+    outcome_seen: bool,
+    /// Why one-pass reading stopped early.
+    stopped: Option<Stopped>,
+}
+
+/// Why one-pass reading stopped before the end of the slice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stopped {
+    /// The game ends at this offset (the start of the next game's first line).
+    End(usize),
+    /// The text is one the one-pass reader does not vouch for: the two steps read it.
+    Fallback,
 }
 
 /// Why the reading stopped: the line and the error.
@@ -278,6 +528,10 @@ impl GameReader<'_> {
     /// pgn-reader's `read_movetext`, relaxed: to the end of the slice.
     fn movetext(&mut self, replay: &mut Replay) -> Result<(), Stop> {
         while let Some(c) = self.peek() {
+            if !matches!(c, b' ' | b'\t' | b'\r' | b'\n' | b'{' | b';') {
+                self.has_moves = true;
+                self.blank_after = false;
+            }
             match c {
                 b'{' => {
                     let open = self.i;
@@ -300,6 +554,10 @@ impl GameReader<'_> {
                 }
                 b'\n' => {
                     if self.ends_movetext() {
+                        return Ok(());
+                    }
+                    self.outcome_seen = replay.game.outcome.is_some();
+                    if self.scan && self.game_ends_after_newline() {
                         return Ok(());
                     }
                     self.newline();
@@ -343,7 +601,11 @@ impl GameReader<'_> {
                 }
                 b'(' => {
                     self.i += 1;
+                    self.outcome_seen = replay.game.outcome.is_some();
                     self.skip_variation();
+                    if self.stopped.is_some() {
+                        return Ok(());
+                    }
                 }
                 b'$' => {
                     self.i += 1;
@@ -476,11 +738,13 @@ impl GameReader<'_> {
             match c {
                 b'(' => {
                     depth += 1;
+                    self.blank_after = false;
                     self.i += 1;
                 }
                 b')' => match depth.checked_sub(1) {
                     Some(d) => {
                         depth = d;
+                        self.blank_after = false;
                         self.i += 1;
                     }
                     None => break,
@@ -493,14 +757,69 @@ impl GameReader<'_> {
                     self.skip_until(b'\n');
                 }
                 b'\n' => {
-                    if self.ends_movetext() {
+                    if self.ends_movetext() || (self.scan && self.game_ends_after_newline()) {
                         break;
                     }
                     self.newline();
                 }
-                _ => self.i += 1,
+                b' ' | b'\t' | b'\r' => self.i += 1,
+                _ => {
+                    self.blank_after = false;
+                    self.i += 1;
+                }
             }
         }
+    }
+
+    /// One-pass mode, at a `\n` outside comments: the pre-scan's decision on the line
+    /// after it (`split::next_segment`, with the movetext started and tags read). Returns
+    /// whether reading stops here: the game ends after the `\n`, or the decision needs
+    /// what this reader does not track and the two steps read the game instead.
+    fn game_ends_after_newline(&mut self) -> bool {
+        let k = self.i + 1;
+        let s = self.s;
+        // At the end of the text read so far: the caller reads on (and runs out).
+        let Some(&first) = s.get(k) else {
+            return false;
+        };
+        if first == b'%' {
+            return false;
+        }
+        let mut j = k;
+        while matches!(s.get(j), Some(b' ' | b'\t' | b'\r')) {
+            j += 1;
+        }
+        // A tag line (as `split::tag_prefix_len` starts one) ends the game.
+        if s.get(j) == Some(&b'[')
+            && s.get(j + 1)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        {
+            self.stopped = Some(Stopped::End(k));
+            return true;
+        }
+        // A blank line (as `trim_ascii` sees one).
+        while matches!(s.get(j), Some(b' ' | b'\t' | b'\r' | b'\x0c')) {
+            j += 1;
+        }
+        if matches!(s.get(j), None | Some(b'\n')) {
+            self.blank_after |= self.has_moves;
+            return false;
+        }
+        if !self.has_moves {
+            return false;
+        }
+        let line = s.get(k..).unwrap_or_default();
+        if self.blank_after && starts_with_first_move(line) {
+            // `1.` is no comment: the line has moves, so a new game starts on it.
+            self.stopped = Some(Stopped::End(k));
+            return true;
+        }
+        if self.outcome_seen {
+            // The pre-scan would ask whether a result token ended the game.
+            self.stopped = Some(Stopped::Fallback);
+            return true;
+        }
+        false
     }
 }
 
@@ -532,7 +851,7 @@ const KNOWN_DIFFERENCES: usize = 20;
 
 #[cfg(test)]
 mod tests {
-    use super::super::{legacy, split::next_segment};
+    use super::super::legacy;
     use super::*;
 
     /// The games of a text as the old three-pass import read them.
@@ -550,6 +869,99 @@ mod tests {
             }
         }
         games
+    }
+
+    /// The games of a text as the pre-scan and the slice reader read them (two steps).
+    fn two_step_import(text: &str) -> Vec<Result<Game, ImportError>> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let (mut pos, mut line, mut index) = (0, 1, 0);
+        let mut games = Vec::new();
+        while let Some(segment) = next_segment(text.as_bytes(), pos, line) {
+            pos = segment.end;
+            line = segment.end_line;
+            if let Some(result) = import_segment(text, &segment, index) {
+                index += 1;
+                games.push(result);
+            }
+        }
+        games
+    }
+
+    /// How many games of a text the one-pass reader reads itself (the others fall back
+    /// to the two steps).
+    fn scanned(text: &str) -> usize {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let (mut pos, mut line, mut index, mut n) = (0, 1, 0, 0);
+        loop {
+            if let Some(Next::Game(_, end, end_line)) =
+                scan_game(text, pos, line, true, index, &mut Spare::default())
+            {
+                n += 1;
+                (pos, line) = (end, end_line);
+                index += 1;
+                continue;
+            }
+            match next_game(text, pos, line, true, index, &mut Spare::default()) {
+                Next::Game(_, end, end_line) => {
+                    (pos, line) = (end, end_line);
+                    index += 1;
+                }
+                Next::Skip(end, end_line) => (pos, line) = (end, end_line),
+                Next::End | Next::NeedMore => return n,
+            }
+        }
+    }
+
+    #[test]
+    fn the_one_pass_scan_gives_what_the_pre_scan_and_the_slice_reader_gave() {
+        let mut inputs = files("tests/fixtures");
+        inputs.extend(files("samples"));
+        inputs.extend(shared_pgn_files());
+        let (mut games, mut scanned_games) = (0, 0);
+        for (name, bytes) in &inputs {
+            let text = String::from_utf8_lossy(bytes);
+            let new = crate::pgn::import(&text);
+            assert_eq!(new, two_step_import(&text), "{name}");
+            games += new.len();
+            scanned_games += scanned(&text);
+        }
+        eprintln!("{scanned_games} of {games} games read in one pass");
+        assert!(games > 300, "{games} games compared");
+        // Most games are read in one pass (the others: games that fail, other readers'
+        // test files, games with no move whose movetext starts with blanks).
+        assert!(scanned_games * 10 > games * 8, "{scanned_games} of {games}");
+        // Garbled inputs, with and without their last line break, and cut anywhere:
+        // exactly the same games and errors.
+        let corpus = files("fuzz/corpus/import");
+        assert!(corpus.len() >= 500, "{}", corpus.len());
+        for (name, bytes) in &corpus {
+            let text = String::from_utf8_lossy(bytes);
+            let cut = text.strip_suffix('\n').unwrap_or(&text);
+            assert_eq!(crate::pgn::import(&text), two_step_import(&text), "{name}");
+            assert_eq!(crate::pgn::import(cut), two_step_import(cut), "{name}");
+        }
+    }
+
+    /// The shared data's PGN files (test files gathered from other readers, games
+    /// played by people and engines) when they are beside the checkout.
+    fn shared_pgn_files() -> Vec<(String, Vec<u8>)> {
+        let mut inputs = Vec::new();
+        let mut dirs =
+            vec![std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data")];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                let small = entry.metadata().is_ok_and(|m| m.len() < 30_000_000);
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if small && path.extension().is_some_and(|e| e == "pgn") {
+                    let bytes = std::fs::read(&path).expect("readable");
+                    inputs.push((path.display().to_string(), bytes));
+                }
+            }
+        }
+        inputs.sort();
+        inputs
     }
 
     /// Every file of a directory (none when it is absent).
@@ -573,22 +985,7 @@ mod tests {
     fn the_one_pass_reader_gives_what_the_three_passes_gave() {
         let mut inputs = files("tests/fixtures");
         inputs.extend(files("samples"));
-        // The shared data's PGN files (test files gathered from other readers, games
-        // played by people and engines) when they are beside the checkout.
-        let mut dirs =
-            vec![std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data")];
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-                let path = entry.path();
-                let small = entry.metadata().is_ok_and(|m| m.len() < 30_000_000);
-                if path.is_dir() {
-                    dirs.push(path);
-                } else if small && path.extension().is_some_and(|e| e == "pgn") {
-                    let bytes = std::fs::read(&path).expect("readable");
-                    inputs.push((path.display().to_string(), bytes));
-                }
-            }
-        }
+        inputs.extend(shared_pgn_files());
         let mut games = 0;
         for (name, bytes) in &inputs {
             let text = String::from_utf8_lossy(bytes);

@@ -1,13 +1,15 @@
 //! Import from a [`Read`](std::io::Read) (a file, stdin): the text is read in blocks and
-//! each game imported as soon as the pre-scan sees where it ends, so only the game being
-//! read is held, whatever the size of the input. The games are those [`super::import`]
+//! each game imported as it is read (its end found on the way), so only the game being
+//! read is held, whatever the size of the input: a game that runs past the text read so
+//! far is read again once the next block is in. The games are those [`super::import`]
 //! finds in the whole text decoded lossily (Latin-1 files are common).
 
 use std::io::{self, Read};
 
 use crate::game::{Game, ImportError};
 
-use super::{read::import_segment, split::next_segment};
+use super::read::{Next, next_game};
+use super::replay::Spare;
 
 /// Bytes asked of the source at a time.
 const BLOCK: usize = 1 << 20;
@@ -28,6 +30,8 @@ pub struct Reader<R> {
     line: u32,
     /// Index of the next game.
     index: usize,
+    /// Room kept from one game to the next.
+    spare: Spare,
     /// Whether the source is exhausted (all of it is in `text`).
     eof: bool,
     /// Whether the first bytes were read (a byte-order mark is dropped there).
@@ -53,6 +57,7 @@ impl<R: Read> Reader<R> {
             pos: 0,
             line: 1,
             index: 0,
+            spare: Spare::default(),
             eof: false,
             started: false,
         }
@@ -83,14 +88,23 @@ impl<R: Read> Reader<R> {
                 None => return Ok(()),
             }
         };
-        let rest = self.partial.split_off(whole);
-        let mut decoded: &str = &String::from_utf8_lossy(&self.partial);
+        let lines = self.partial.get(..whole).unwrap_or_default();
+        // Valid UTF-8 is checked a word at a time; only a text with invalid bytes is
+        // decoded lossily (character by character).
+        let lossy;
+        let mut decoded = match std::str::from_utf8(lines) {
+            Ok(decoded) => decoded,
+            Err(_) => {
+                lossy = String::from_utf8_lossy(lines);
+                &*lossy
+            }
+        };
         if !self.started {
             self.started = true;
             decoded = decoded.strip_prefix('\u{feff}').unwrap_or(decoded);
         }
         self.text.push_str(decoded);
-        self.partial = rest;
+        self.partial.drain(..whole);
         Ok(())
     }
 }
@@ -100,26 +114,28 @@ impl<R: Read> Iterator for Reader<R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            let bytes = self.text.as_bytes();
-            match next_segment(bytes, self.pos, self.line) {
-                // A game ends before the text read so far does: the line that starts the
-                // next one was read whole, so more text cannot change where it ends.
-                Some(segment) if segment.end < bytes.len() || self.eof => {
-                    self.pos = segment.end;
-                    self.line = segment.end_line;
-                    if let Some(result) = import_segment(&self.text, &segment, self.index) {
-                        self.index += 1;
-                        return Some(Ok(result));
-                    }
-                    continue;
+            match next_game(
+                &self.text,
+                self.pos,
+                self.line,
+                self.eof,
+                self.index,
+                &mut self.spare,
+            ) {
+                Next::Game(result, pos, line) => {
+                    (self.pos, self.line) = (pos, line);
+                    self.index += 1;
+                    return Some(Ok(result));
                 }
-                None if self.eof => return None,
-                _ => {}
-            }
-            self.text.drain(..self.pos);
-            self.pos = 0;
-            if let Err(e) = self.fill() {
-                return Some(Err(e));
+                Next::Skip(pos, line) => (self.pos, self.line) = (pos, line),
+                Next::End => return None,
+                Next::NeedMore => {
+                    self.text.drain(..self.pos);
+                    self.pos = 0;
+                    if let Err(e) = self.fill() {
+                        return Some(Err(e));
+                    }
+                }
             }
         }
     }
@@ -171,6 +187,33 @@ mod tests {
         assert_eq!(read_all(&text, 5), whole);
         assert!(read_all(b"", 1).is_empty());
         assert!(read_all(b"\n\n{ only a comment }\n", 3).is_empty());
+    }
+
+    #[test]
+    fn games_read_in_one_pass_come_whole_from_any_split() {
+        // Games the one-pass reader reads itself (whole tag lines, movetext from a line
+        // start), one ending at the end of the text without a line break, one with a
+        // comment over several lines and a variation, and a blank line inside the
+        // movetext before a move number other than `1.`.
+        let text = "[Event \"A\"]\n[White \"x \\\"y\\\"\"]\n\n1. e4 { [%clk 0:03:00] } e5 { [%clk 0:03:00] }\n\
+            2. Nf3 { a\n[Event \"no\"]\n} (2. d4 d5\n3. c4) Nc6 1-0\n\n\n\
+            [Event \"B\"]\r\n\r\n1. d4 d5\r\n\r\n2. c4 *\r\n\
+            [Event \"C\"]\n\n1. e4 c5 2. Nf3 0-1";
+        let whole = crate::pgn::import(text);
+        assert_eq!(whole.len(), 3, "{whole:?}");
+        let plies: Vec<usize> = whole
+            .iter()
+            .map(|g| g.as_ref().expect("legal").plies.len())
+            .collect();
+        assert_eq!(plies, [4, 3, 3]);
+        assert_eq!(whole[2].as_ref().expect("legal").line, 16);
+        for step in [1, 2, 5, 17, 100, BLOCK] {
+            assert_eq!(
+                read_all(text.as_bytes(), step),
+                whole,
+                "{step} bytes a read"
+            );
+        }
     }
 
     #[test]

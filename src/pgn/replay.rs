@@ -215,6 +215,21 @@ impl Replay {
         ply.comments.push(text.to_owned());
     }
 
+    /// As [`Replay::finish`], handing the repetition set back to `spare` (cleared) and
+    /// reserving the next game's plies there now, while the allocator's bins are in the
+    /// state the game's own allocations left them (reserving that room after the caller
+    /// freed the game before made glibc's malloc sort all those freed chunks first).
+    pub(super) fn finish_into(mut self, spare: &mut Spare) -> Game {
+        let mut seen = std::mem::take(&mut self.seen);
+        seen.clear();
+        spare.seen = seen;
+        let game = self.finish();
+        if spare.plies.capacity() == 0 {
+            spare.plies = Vec::with_capacity(PLIES_RESERVED);
+        }
+        game
+    }
+
     pub(super) fn finish(mut self) -> Game {
         if !self.initial_comments.is_empty() {
             self.game.initial_comment = Some(self.initial_comments.join(" "));
@@ -226,6 +241,17 @@ impl Replay {
         }
         self.game
     }
+}
+
+/// Room the one-pass reader reserves for a game's plies before reading its moves.
+pub(super) const PLIES_RESERVED: usize = 96;
+
+/// Room kept from one game to the next: the plies of the next game, reserved, and the
+/// repetition set (cleared).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Spare {
+    pub(super) plies: Vec<Ply>,
+    pub(super) seen: HashSet<Zobrist128, BuildHasherDefault<ZobristHasher>>,
 }
 
 /// A hasher for Zobrist keys, which are uniformly random already: their bits folded
