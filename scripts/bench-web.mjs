@@ -193,9 +193,17 @@ try {
     const span0 = performance.now();
     await p.fill('#pgn', game.pgn);
     await p.click('#analyse');
+    // The same while the engine pool runs (from when the page has a pool to when it has
+    // none again, seen by polls 4 times a second: the edges are up to 250 ms off).
+    await p.waitForFunction(() => window.fairsight.state.pool || window.fairsight.state.runs > 0, null, { timeout: 0, polling: 250 });
+    const pool0 = [await taskSeconds(), performance.now()];
+    await p.waitForFunction(() => !window.fairsight.state.pool, null, { timeout: 0, polling: 250 });
+    const pool1 = [await taskSeconds(), performance.now()];
     await p.waitForFunction(() => window.fairsight.state.runs > 0, null, { timeout: 0, polling: 500 });
     const mainBusy = (await taskSeconds()) - main0;
     const span = (performance.now() - span0) / 1000;
+    const poolBusy = pool1[0] - pool0[0];
+    const poolSpan = (pool1[1] - pool0[1]) / 1000;
     const s = await p.evaluate(() => window.fairsight.state.lastRun);
     await c.close();
     rows.push(s);
@@ -203,7 +211,8 @@ try {
       `  ${workers} worker(s): wall ${(s.wallMs / 1000).toFixed(1)} s for ${s.positions} positions, ` +
         `busy ${(s.engineMs / 1000).toFixed(1)} s, efficiency ${(s.engineMs / workers / s.wallMs).toFixed(2)}, ` +
         `first analysed move after ${(s.firstMs / 1000).toFixed(1)} s, ` +
-        `main thread busy ${mainBusy.toFixed(2)} s of ${span.toFixed(1)} s (${((100 * mainBusy) / span).toFixed(1)}%)` +
+        `main thread busy ${mainBusy.toFixed(2)} s of ${span.toFixed(1)} s (${((100 * mainBusy) / span).toFixed(1)}%), ` +
+        `${poolBusy.toFixed(2)} s of the engines' ${poolSpan.toFixed(1)} s (${((100 * poolBusy) / poolSpan).toFixed(1)}%)` +
         (s.renders ? `, ${s.renders.length} live report renders (${s.renders.join(', ')} ms)` : ''),
     );
   }
