@@ -3,12 +3,16 @@
 //     node, on the same positions and node budget;
 //  2. wall time of an 80-ply game in review mode (defaults: depth 14, 4 lines) with 1 and
 //     2 workers, the efficiency ratio (summed busy time of the workers ÷ workers ÷ wall),
-//     the time to the first analysed move, and the page's main-thread busy time.
+//     the time to the first analysed move, and the page's main-thread busy time (its
+//     share of the wall time);
+//  3. the same game through the CLI with 1 and 2 node engine processes (the same build):
+//     the page's 2-worker speed-up against the CLI's.
 // Usage: node scripts/bench-web.mjs [--depth N] [--lines N] [--nodes N] [--plies N]
-// Needs scripts/install.sh and scripts/build-web.sh first.
+//   [--chunk N] [--no-nps] [--no-cli]
+// Needs scripts/install.sh, scripts/build-web.sh and cargo build --release first.
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { launch, openPage, root, startServer } from '../tests/browser/harness.mjs';
 
 const args = process.argv.slice(2);
@@ -111,15 +115,17 @@ async function browserNps(page) {
           w.postMessage(`position fen ${positions[i++]}`);
           w.postMessage(`go nodes ${nodes}`);
         };
+        // The page's engine script posts its lines a search at a time (www/engine-lines.js).
         w.onmessage = (e) => {
-          const line = String(e.data);
-          if (line.startsWith('info') && / nodes \d+/.test(line) && / time \d+/.test(line)) {
-            last = [Number(line.match(/ nodes (\d+)/)[1]), Number(line.match(/ time (\d+)/)[1])];
-          }
-          if (line === 'readyok') next();
-          if (line.startsWith('bestmove')) {
-            out.push(last);
-            next();
+          for (const line of String(e.data).split('\n')) {
+            if (line.startsWith('info') && / nodes \d+/.test(line) && / time \d+/.test(line)) {
+              last = [Number(line.match(/ nodes (\d+)/)[1]), Number(line.match(/ time (\d+)/)[1])];
+            }
+            if (line === 'readyok') next();
+            if (line.startsWith('bestmove')) {
+              out.push(last);
+              next();
+            }
           }
         };
         for (const c of ['uci', 'setoption name Hash value 16', 'setoption name Threads value 1', 'isready']) {
@@ -128,6 +134,21 @@ async function browserNps(page) {
       }),
     { positions: POSITIONS, nodes: npsNodes, build: BUILD },
   );
+}
+
+/** Wall ms of `fairsight analyze` on `pgn` with `jobs` engines (the release build if any). */
+function cliRun(pgn, jobs) {
+  const built = ['release', 'debug'].map((p) => path.join(root, 'target', p, 'fairsight')).find((b) => fs.existsSync(b));
+  if (!built) throw new Error('target/release/fairsight missing: run cargo build --release');
+  const dir = fs.mkdtempSync(path.join(root, 'target', 'bench-web-'));
+  const file = path.join(dir, 'game.pgn');
+  fs.writeFileSync(file, pgn);
+  const flags = ['--depth', String(depth), '--multipv', String(lines), '--jobs', String(jobs), ...(chunk ? ['--chunk', String(chunk)] : [])];
+  const t = performance.now();
+  execFileSync(built, ['analyze', file, '--quiet', '--json', path.join(dir, 'out.json'), ...flags], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  const ms = performance.now() - t;
+  fs.rmSync(dir, { recursive: true });
+  return ms;
 }
 
 const sum = (xs) => xs.reduce((a, b) => a + b, 0);
@@ -159,26 +180,55 @@ try {
       browser,
       `${site.origin}/?nosw=1&depth=${depth}&lines=${lines}&workers=${workers}${chunk ? `&chunk=${chunk}` : ''}`,
     );
-    // The page's main thread competes with the workers for the cores: its busy time.
+    // The page's main thread competes with the workers for the cores: its busy time, from
+    // the paste to the end of the run (the import and the last report included), against
+    // the wall time of the same span. The wait for the end polls twice a second: polled at
+    // every animation frame (Playwright's default), the poll itself kept the main thread
+    // drawing frames, all counted as the page's (README, browser benchmark).
     const cdp = await c.newCDPSession(p);
     await cdp.send('Performance.enable');
     const taskSeconds = async () =>
       (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration').value;
     const main0 = await taskSeconds();
+    const span0 = performance.now();
     await p.fill('#pgn', game.pgn);
     await p.click('#analyse');
-    await p.waitForFunction(() => window.fairsight.state.runs > 0, null, { timeout: 0 });
-    const s = await p.evaluate(() => window.fairsight.state.lastRun);
+    // The same while the engine pool runs (from when the page has a pool to when it has
+    // none again, seen by polls 4 times a second: the edges are up to 250 ms off).
+    await p.waitForFunction(() => window.fairsight.state.pool || window.fairsight.state.runs > 0, null, { timeout: 0, polling: 250 });
+    const pool0 = [await taskSeconds(), performance.now()];
+    await p.waitForFunction(() => !window.fairsight.state.pool, null, { timeout: 0, polling: 250 });
+    const pool1 = [await taskSeconds(), performance.now()];
+    await p.waitForFunction(() => window.fairsight.state.runs > 0, null, { timeout: 0, polling: 500 });
     const mainBusy = (await taskSeconds()) - main0;
+    const span = (performance.now() - span0) / 1000;
+    const poolBusy = pool1[0] - pool0[0];
+    const poolSpan = (pool1[1] - pool0[1]) / 1000;
+    const s = await p.evaluate(() => window.fairsight.state.lastRun);
     await c.close();
     rows.push(s);
     console.log(
       `  ${workers} worker(s): wall ${(s.wallMs / 1000).toFixed(1)} s for ${s.positions} positions, ` +
         `busy ${(s.engineMs / 1000).toFixed(1)} s, efficiency ${(s.engineMs / workers / s.wallMs).toFixed(2)}, ` +
-        `first analysed move after ${(s.firstMs / 1000).toFixed(1)} s, main thread busy ${mainBusy.toFixed(1)} s`,
+        `first analysed move after ${(s.firstMs / 1000).toFixed(1)} s, ` +
+        `main thread busy ${mainBusy.toFixed(2)} s of ${span.toFixed(1)} s (${((100 * mainBusy) / span).toFixed(1)}%), ` +
+        `${poolBusy.toFixed(2)} s of the engines' ${poolSpan.toFixed(1)} s (${((100 * poolBusy) / poolSpan).toFixed(1)}%)` +
+        (s.renders ? `, ${s.renders.length} live report renders (${s.renders.join(', ')} ms)` : ''),
     );
   }
-  console.log(`  speed-up 2 vs 1 worker: ${(rows[0].wallMs / rows[1].wallMs).toFixed(2)}`);
+  const pageSpeedUp = rows[0].wallMs / rows[1].wallMs;
+  console.log(`  speed-up 2 vs 1 worker: ${pageSpeedUp.toFixed(2)}`);
+  if (args.includes('--no-cli')) console.log('cli: skipped (--no-cli)');
+  else {
+    // The same game and settings through the CLI's pool: node engine processes of the
+    // same build (the CLI's default engine), 1 then 2 of them.
+    const cliWall = [1, 2].map((jobs) => cliRun(game.pgn, jobs));
+    const cliSpeedUp = cliWall[0] / cliWall[1];
+    console.log(
+      `cli (node engines): 1 process ${(cliWall[0] / 1000).toFixed(1)} s, 2 processes ${(cliWall[1] / 1000).toFixed(1)} s, ` +
+        `speed-up ${cliSpeedUp.toFixed(2)}; page speed-up / cli speed-up ${(pageSpeedUp / cliSpeedUp).toFixed(2)}`,
+    );
+  }
 } finally {
   await browser.close();
   site.close();

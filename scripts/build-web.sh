@@ -18,16 +18,18 @@ node_modules/.bin/wasm-opt -O3 \
   "$out/fairsight_bg.wasm" -o "$out/fairsight_bg.wasm"
 
 # Engines: the lite single-threaded build (default) and the full-net single-threaded
-# build ("strong"). Hard links when possible: the full net is ~99 MB.
+# build ("strong"). Hard links when possible: the full net is ~99 MB. Each script gets
+# www/engine-lines.js in front (its lines posted a search at a time, not one message a
+# line); the engine's code is unchanged.
 for build in stockfish-19-lite-single stockfish-19-single; do
-  for ext in js wasm; do
-    src=node_modules/stockfish/bin/$build.$ext
-    dst=$out/engine/$build.$ext
-    if ! cmp -s "$src" "$dst" 2>/dev/null; then
-      rm -f "$dst"
-      ln "$src" "$dst" 2>/dev/null || cp "$src" "$dst"
-    fi
-  done
+  src=node_modules/stockfish/bin/$build.wasm
+  dst=$out/engine/$build.wasm
+  if ! cmp -s "$src" "$dst" 2>/dev/null; then
+    rm -f "$dst"
+    ln "$src" "$dst" 2>/dev/null || cp "$src" "$dst"
+  fi
+  rm -f "$out/engine/$build.js" # a hard link to node_modules' copy in earlier builds
+  cat www/engine-lines.js "node_modules/stockfish/bin/$build.js" > "$out/engine/$build.js"
 done
 cp node_modules/stockfish/Copying.txt "$out/engine/COPYING.txt"
 

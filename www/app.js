@@ -244,7 +244,7 @@ function showView({ head, rows, parts }, run) {
     state.game = first ? first.index : null;
     state.ply = 0;
   }
-  render();
+  return render();
 }
 
 function render() {
@@ -274,8 +274,9 @@ function render() {
   $('player-names').replaceChildren(...names.map((n) => Object.assign(document.createElement('option'), { value: n })));
   renderList();
   renderMoveMap($('move-map'), report, { selected: state.game, onSelect: openGame });
-  showGame();
+  const game = showGame();
   renderPlayers($('players'), report);
+  return game;
 }
 
 let gameLoads = 0;
@@ -283,6 +284,7 @@ let gameLoads = 0;
 /**
  * Draws the selected game: at once when it is the one loaded, else after reading it
  * from the store (the game pane is empty meanwhile, so nothing shows the previous game).
+ * Returns a promise of the drawing when the game is read (it never rejects).
  */
 function showGame() {
   const token = ++gameLoads;
@@ -299,7 +301,7 @@ function showGame() {
   }
   const run = state.run;
   if (!s || s.index !== row.index) $('game').replaceChildren(Object.assign(document.createElement('p'), { className: 'loading', textContent: 'Loading the game…' }));
-  state.store.game(run, row.index).then(
+  return state.store.game(run, row.index).then(
     (text) => {
       if (token !== gameLoads) return;
       if (text === undefined) throw new Error(`Game ${row.index + 1} is no longer stored in this browser.`);
@@ -404,28 +406,42 @@ function selectPly(i) {
 }
 
 // Re-rendering the report while the analysis runs costs time on the main thread (the
-// models are refitted), and with one worker per core that time is taken from the
-// engines: it is done at most every two seconds and never more than a tenth of the time
-// (`node scripts/bench-web.mjs`, 80-ply game, 2 workers: the main thread's busy time
-// fell from 4.7 s to 3.1 s of the run).
+// whole report view is rebuilt, the board with it, then laid out and painted), and with
+// one worker per core that time is taken from the engines. So a run redraws the report
+// at most every two seconds, and never more than RENDER_SHARE of the time: the next
+// redraw waits the last one's cost divided by that share. The cost is measured on this
+// thread from the view's arrival to the frame after it (the game read from the store and
+// drawn, layout and paint included), not the analyzer worker's time making the view.
+// (`node scripts/bench-web.mjs`, 80-ply game, 2 workers: README, browser benchmark.)
+const RENDER_SHARE = 0.01;
 let renderCost = 0;
 
-function scheduleRender(analyzer) {
+function scheduleRender(analyzer, stats) {
   if (state.renderTimer) return;
   state.renderTimer = setTimeout(async () => {
-    const t = performance.now();
     let view;
     try {
       view = await analyzer.view();
     } catch {
-      return; // the run ended meanwhile: its last report is shown
-    } finally {
       state.renderTimer = null;
+      return; // the run ended meanwhile: its last report is shown
     }
-    if (state.status !== 'running') return;
-    showView(view, analyzer.run);
+    if (state.status !== 'running') {
+      state.renderTimer = null;
+      return;
+    }
+    const t = performance.now();
+    await showView(view, analyzer.run);
+    await nextFrame();
     renderCost = performance.now() - t;
-  }, Math.max(2000, 10 * renderCost));
+    stats.renders.push(Math.round(renderCost));
+    state.renderTimer = null;
+  }, Math.max(2000, renderCost / RENDER_SHARE));
+}
+
+/** Resolves after the next frame is drawn. */
+function nextFrame() {
+  return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 }
 
 // ---------------------------------------------------------------- analysis
@@ -533,7 +549,7 @@ async function analyse(text) {
     );
     stores.push(put);
   };
-  const stats = { workers, build, positions: total - cached, engineMs: 0, firstMs: null };
+  const stats = { workers, build, positions: total - cached, engineMs: 0, firstMs: null, renders: [] };
   const outcome = await pool.run({
     jobs: pending.map((i) => jobs[i]),
     onPartial: (k, json) => {
@@ -541,9 +557,14 @@ async function analyse(text) {
       analyzer.add(json).then(
         (d) => {
           done = d;
-          stats.firstMs ??= performance.now() - started;
-          progress();
-          scheduleRender(analyzer);
+          // The line is drawn again by the ticker, once a second: not at every result
+          // (each drawing is a frame of the whole page on this thread, taken from the
+          // engines), except the first one.
+          if (stats.firstMs === null) {
+            stats.firstMs = performance.now() - started;
+            progress();
+          }
+          scheduleRender(analyzer, stats);
         },
         (err) => message(`The result for ${labels[pending[k]]} was rejected: ${err.message || err}`),
       );
@@ -557,8 +578,7 @@ async function analyse(text) {
         (d) => {
           done = d;
           if (name) store(i, name, json);
-          progress();
-          scheduleRender(analyzer);
+          scheduleRender(analyzer, stats);
         },
         (err) => message(`The result for ${labels[i]} was rejected: ${err.message || err}`),
       );
