@@ -32,7 +32,7 @@ use crate::{
 };
 
 /// The signals, by name, in vector order.
-pub const SIGNALS: [&str; 16] = [
+pub const SIGNALS: [&str; 18] = [
     "classifier",
     "positiveRate",
     "acpl",
@@ -45,6 +45,8 @@ pub const SIGNALS: [&str; 16] = [
     "zMm",
     "zEv",
     "zAsd",
+    "zLateLoss",
+    "zLateMatch",
     "timeCv",
     "windowCv",
     "fastShare",
@@ -52,7 +54,7 @@ pub const SIGNALS: [&str; 16] = [
 ];
 
 /// Signals that need a rating.
-pub const RATED_SIGNALS: [&str; 3] = ["zMm", "zEv", "zAsd"];
+pub const RATED_SIGNALS: [&str; 5] = ["zMm", "zEv", "zAsd", "zLateLoss", "zLateMatch"];
 /// Signals that need clocks.
 pub const CLOCK_SIGNALS: [&str; 4] = ["timeCv", "windowCv", "fastShare", "difficultyCorrelation"];
 
@@ -90,6 +92,23 @@ impl Signals {
         self.set("lateLoss", late.loss);
         self.set("lateMatch", late.match_rate);
         self.late_moves = late.moves;
+    }
+
+    /// The signals with the later half against the rating (`zLateLoss`, `zLateMatch`)
+    /// computed from `reference`; unchanged without a rating.
+    pub fn with_late_z(&self, reference: &LateReference) -> Signals {
+        let mut s = self.clone();
+        if let Some(rating) = s.rating {
+            let z = |line: &RatingLine, name: &str| {
+                self.get(name)
+                    .map(|v| line.z(model_value(name, v), rating, s.games))
+            };
+            let loss = z(&reference.loss, "lateLoss");
+            let matched = z(&reference.match_rate, "lateMatch");
+            s.set("zLateLoss", clip(loss));
+            s.set("zLateMatch", clip(matched));
+        }
+        s
     }
 
     fn set(&mut self, name: &str, v: Option<f64>) {
@@ -145,6 +164,88 @@ impl Late {
             match_rate: mean(|l| l.match_rate),
             moves: sides.iter().map(|l| l.moves).sum(),
         }
+    }
+}
+
+/// What clean humans of a rating show in the later half of their moves ([`Late`]): a
+/// least-squares line on the rating for each later-half signal (on the models' scale,
+/// [`model_value`]), fitted on the clean human game sides of the train split, with the
+/// spread of those sides around it. A strong player who wins cleanly has a clean later
+/// half; so has a weak player who hands the rest of the game to an engine, which only
+/// the rating tells apart: `zLateLoss` and `zLateMatch` say how far a side's later half
+/// is from its rating's, as Regan's z-scores do for the whole game.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LateReference {
+    /// `lateLoss` (its logarithm, as the models read it).
+    pub loss: RatingLine,
+    /// `lateMatch`.
+    pub match_rate: RatingLine,
+}
+
+/// A signal's expected value at a rating, `intercept + slope · rating`, and the standard
+/// deviation of one game side around it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RatingLine {
+    /// The value at rating 0.
+    pub intercept: f64,
+    /// The change per rating point.
+    pub slope: f64,
+    /// One game side's standard deviation around the line.
+    pub sd: f64,
+}
+
+impl RatingLine {
+    /// Least squares of `(rating, value)` pairs; `None` with fewer than 10 pairs or no
+    /// spread of ratings or values.
+    pub fn fit(pairs: &[(f64, f64)]) -> Option<RatingLine> {
+        let n = pairs.len() as f64;
+        if pairs.len() < 10 {
+            return None;
+        }
+        let mx = pairs.iter().map(|p| p.0).sum::<f64>() / n;
+        let my = pairs.iter().map(|p| p.1).sum::<f64>() / n;
+        let sxx: f64 = pairs.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
+        let sxy: f64 = pairs.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+        if sxx <= 0.0 {
+            return None;
+        }
+        let slope = sxy / sxx;
+        let intercept = my - slope * mx;
+        let sse: f64 = pairs
+            .iter()
+            .map(|p| (p.1 - intercept - slope * p.0).powi(2))
+            .sum();
+        let sd = libm::sqrt(sse / (n - 2.0));
+        (sd > 0.0).then_some(RatingLine {
+            intercept,
+            slope,
+            sd,
+        })
+    }
+
+    /// How many standard deviations `value` is above the line at `rating`, for the pooled
+    /// value of `games` game sides (their mean varies √games times less).
+    pub fn z(&self, value: f64, rating: f64, games: usize) -> f64 {
+        (value - self.intercept - self.slope * rating) / self.sd * libm::sqrt(games.max(1) as f64)
+    }
+}
+
+impl LateReference {
+    /// Fits the lines on clean human game sides' signals (those with a rating and the
+    /// later-half signals); `None` when too few have them.
+    pub fn fit(clean_humans: &[&Signals]) -> Option<LateReference> {
+        let pairs = |name: &str| -> Vec<(f64, f64)> {
+            clean_humans
+                .iter()
+                .filter_map(|s| Some((s.rating?, model_value(name, s.get(name)?))))
+                .collect()
+        };
+        Some(LateReference {
+            loss: RatingLine::fit(&pairs("lateLoss"))?,
+            match_rate: RatingLine::fit(&pairs("lateMatch"))?,
+        })
     }
 }
 
@@ -433,6 +534,10 @@ pub struct AssessmentModel {
     pub variants: Vec<Variant>,
     /// Clean human ranges per signal and band.
     pub ranges: Vec<HumanRange>,
+    /// The later half's expected values at a rating, from which `zLateLoss` and
+    /// `zLateMatch` are computed (absent in models made before them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub late_reference: Option<LateReference>,
 }
 
 /// Why a model file cannot be used.
@@ -619,6 +724,14 @@ impl AssessmentModel {
 
     /// The assessment of a side's or a player's signals.
     pub fn assess(&self, s: &Signals) -> Option<Assessment> {
+        let derived;
+        let s = match &self.late_reference {
+            Some(r) => {
+                derived = s.with_late_z(r);
+                &derived
+            }
+            None => s,
+        };
         let v = self.variant(s)?;
         let x = v.input(s);
         let probability = v.probability(&x);
@@ -744,6 +857,14 @@ pub fn describe(signal: &str, value: f64) -> (&'static str, String) {
             "engine top-move match in the later half of the moves",
             pct(value),
         ),
+        "zLateLoss" => (
+            "loss of winning chances in the later half against the rating (z)",
+            format!("{value:+.1}"),
+        ),
+        "zLateMatch" => (
+            "top-move match in the later half against the rating (z)",
+            format!("{value:+.1}"),
+        ),
         _ => ("signal", format!("{value}")),
     }
 }
@@ -847,7 +968,52 @@ mod tests {
                     sides: 50,
                 },
             ],
+            late_reference: None,
         }
+    }
+
+    #[test]
+    fn the_later_half_is_measured_against_the_rating() {
+        // Clean humans: the later half's log-loss falls by 1 per 1000 rating points,
+        // its match rate rises by 0.2, each with some spread.
+        let humans: Vec<Signals> = (0..40)
+            .map(|i| {
+                let rating = 1000.0 + 40.0 * i as f64;
+                let jitter = if i % 2 == 0 { 0.1 } else { -0.1 };
+                let loss = libm::exp(4.0 - rating / 1000.0 + jitter) - 1.0;
+                let matched = 0.2 + rating / 5000.0 + jitter / 4.0;
+                signals(&[("lateLoss", loss), ("lateMatch", matched)], Some(rating))
+            })
+            .collect();
+        let r = LateReference::fit(&humans.iter().collect::<Vec<_>>()).expect("a fit");
+        assert!((r.loss.slope + 0.001).abs() < 1e-4, "{r:?}");
+        assert!((r.match_rate.slope - 0.0002).abs() < 1e-5, "{r:?}");
+        // The same clean later half (4% lost, 70% matched): ordinary for a 2400, far too
+        // clean for a 1200.
+        let clean = |rating, games| {
+            let mut s = signals(&[("lateLoss", 4.0), ("lateMatch", 0.7)], Some(rating));
+            s.games = games;
+            s.with_late_z(&r)
+        };
+        let (strong, weak) = (clean(2400.0, 1), clean(1200.0, 1));
+        assert!(strong.get("zLateLoss").unwrap().abs() < 1.0, "{strong:?}");
+        assert!(strong.get("zLateMatch").unwrap().abs() < 1.5, "{strong:?}");
+        assert!(weak.get("zLateLoss").unwrap() < -4.0, "{weak:?}");
+        assert!(weak.get("zLateMatch").unwrap() > 4.0, "{weak:?}");
+        // Five games pooled: the same mean is √5 times as far.
+        let (z1, z5) = (clean(2300.0, 1), clean(2300.0, 5));
+        let (z1, z5) = (z1.get("zLateLoss").unwrap(), z5.get("zLateLoss").unwrap());
+        assert!(
+            z1 < -0.3 && (z5 / z1 - 5f64.sqrt()).abs() < 1e-9,
+            "{z1} {z5}"
+        );
+        // No rating, no z; and `without` the rated signals drops them.
+        let unrated = signals(&[("lateLoss", 3.0)], None).with_late_z(&r);
+        assert_eq!(unrated.get("zLateLoss"), None);
+        assert_eq!(weak.without(&RATED_SIGNALS).get("zLateLoss"), None);
+        // Their words.
+        assert_eq!(describe("zLateLoss", -2.5).1, "-2.5");
+        assert!(describe("zLateMatch", 1.0).0.contains("against the rating"));
     }
 
     #[test]

@@ -29,8 +29,8 @@ use clap::{Args, Subcommand};
 use fairsight::{
     AssessmentModel, Calibration, GameReport, Side,
     fit::{
-        AssessmentVariant, CLOCK_SIGNALS, Expert, HumanRange, Level, Model, RATED_SIGNALS, SIGNALS,
-        Signals, model_value, side_signals, tag_rating,
+        AssessmentVariant, CLOCK_SIGNALS, Expert, HumanRange, LateReference, Level, Model,
+        RATED_SIGNALS, SIGNALS, Signals, model_value, side_signals, tag_rating,
     },
 };
 
@@ -128,7 +128,11 @@ pub fn run(cmd: AssessCmd) -> Result<()> {
         AssessCmd::Eval(a) => eval(a),
         AssessCmd::Depth(a) => depth::depth(a),
         AssessCmd::Rows(a) => {
-            let text = rows_csv(&rows(&a.corpus, None)?);
+            let mut all = rows(&a.corpus, None)?;
+            if let Some(r) = AssessmentModel::builtin().and_then(|m| m.late_reference.as_ref()) {
+                with_late_reference(&mut all, r);
+            }
+            let text = rows_csv(&all);
             if a.out.as_os_str() == "-" {
                 print!("{text}");
             } else {
@@ -373,6 +377,25 @@ fn rows(corpus: &std::path::Path, classifier_oof: Option<&std::path::Path>) -> R
     Ok(out)
 }
 
+/// Every row's later half against its rating ([`LateReference`]).
+fn with_late_reference(rows: &mut [Row], reference: &LateReference) {
+    for r in rows {
+        r.signals = r.signals.with_late_z(reference);
+        r.own_tag = r.own_tag.as_ref().map(|s| s.with_late_z(reference));
+    }
+}
+
+/// The later half's expected values at a rating, from the clean human sides of the
+/// train split.
+fn fit_late_reference(rows: &[Row]) -> Option<LateReference> {
+    let humans: Vec<&Signals> = rows
+        .iter()
+        .filter(|r| r.split == Split::Train && r.kind == Kind::Human)
+        .map(|r| &r.signals)
+        .collect();
+    LateReference::fit(&humans)
+}
+
 /// Puts the move classifier's out-of-fold probabilities in the games they are given for
 /// (by record id) and recomputes those games' per-side classifier summaries, as the
 /// report does with the shipped model. Returns how many games were changed.
@@ -493,10 +516,15 @@ fn auc_scored(scores: &[f64], labels: &[bool]) -> f64 {
 /// They are still reported and measured on their own.
 const TWINS: [&str; 3] = ["accuracy", "positiveRate", "zEv"];
 
+/// The later half's raw signals, which a rated model reads against the rating instead
+/// (`zLateLoss`, `zLateMatch`: [`LateReference`]); both at once would be twins.
+const LATE_RAW: [&str; 2] = ["lateLoss", "lateMatch"];
+
 fn variant_features(rated: bool, clocks: bool) -> Vec<String> {
     SIGNALS
         .iter()
         .filter(|s| !TWINS.contains(s))
+        .filter(|s| !rated || !LATE_RAW.contains(s))
         .filter(|s| rated || !RATED_SIGNALS.contains(s))
         .filter(|s| clocks || !CLOCK_SIGNALS.contains(s))
         .map(|s| s.to_string())
@@ -594,7 +622,23 @@ fn fit_model(kind: &str, x: &[Vec<f64>], y: &[u32], trees: u16, seed: u64) -> Re
 }
 
 fn fit(a: FitArgs) -> Result<()> {
-    let all = rows(&a.corpus, a.classifier_oof.as_deref())?;
+    let mut all = rows(&a.corpus, a.classifier_oof.as_deref())?;
+    let late_reference = fit_late_reference(&all);
+    match &late_reference {
+        Some(r) => {
+            with_late_reference(&mut all, r);
+            eprintln!(
+                "fairsight: the later half at a rating (clean human train sides): log(1 + lateLoss) = {:.3} {:+.5} x rating (sd {:.3}), lateMatch = {:.3} {:+.5} x rating (sd {:.3})",
+                r.loss.intercept,
+                r.loss.slope,
+                r.loss.sd,
+                r.match_rate.intercept,
+                r.match_rate.slope,
+                r.match_rate.sd
+            );
+        }
+        None => eprintln!("fairsight: too few rated clean human sides for zLateLoss, zLateMatch"),
+    }
     let count = |split: Split, engine: bool| {
         all.iter()
             .filter(|r| r.split == split && r.engine() == engine)
@@ -643,6 +687,7 @@ fn fit(a: FitArgs) -> Result<()> {
         settings: report_settings.0,
         variants,
         ranges,
+        late_reference,
     };
     // A player of five or more games: `look closer` also above every pseudo-player of
     // the validation split built from clean human sides (five pooled sides each).
@@ -1398,7 +1443,10 @@ fn wilson(k: usize, n: usize) -> (f64, f64) {
 fn eval(a: EvalArgs) -> Result<()> {
     let mut slot = None;
     let model = load_model(a.model.as_ref(), &mut slot)?;
-    let all = rows(&a.corpus, None)?;
+    let mut all = rows(&a.corpus, None)?;
+    if let Some(r) = &model.late_reference {
+        with_late_reference(&mut all, r);
+    }
     // Each signal's direction, from the train split: higher is more engine-like when the
     // assisted sides' median is above the humans'.
     let direction: Vec<f64> = (0..SIGNALS.len())
@@ -1899,6 +1947,7 @@ mod tests {
             settings: Default::default(),
             variants: variants.clone(),
             ranges: ranges.clone(),
+            late_reference: None,
         };
         let test: Vec<&Row> = rows.iter().filter(|r| r.split == Split::Test).collect();
         let scored: Vec<(f64, bool, Level)> = test
