@@ -114,7 +114,7 @@ pub mod fit {
     };
     pub use crate::model::assessment::{
         CLOCK_SIGNALS, Expert, HumanRange, LateReference, Level, MIN_MOVES, Pooled, RATED_SIGNALS,
-        SIGNALS, Signals, Variant as AssessmentVariant, model_value,
+        SIGNALS, Signals, TopLines, Variant as AssessmentVariant, model_value,
     };
     pub use crate::model::classifier::{Baseline, Model, Node};
     pub use crate::model::vector::{CANDIDATE_LOSS_CP, FEATURE_NAMES, move_vector};

@@ -686,6 +686,27 @@ mod tests {
             assert_eq!(s.get("lateLoss"), Some(expected));
             assert_eq!(s.late_moves, searched.len() - searched.len() / 2);
             assert_eq!(s.moves, counted.len());
+            // `topLines`: the counted moves among the lines, decided ones left out (two
+            // of each side's moves put outside the lines here).
+            let mut g = g.clone();
+            for p in g
+                .plies
+                .iter_mut()
+                .filter(|p| p.side == side && p.searched && p.excluded.is_none())
+                .take(2)
+            {
+                p.features.rank = None;
+            }
+            let s = signals::side_signals(&g, side, None, None).unwrap();
+            let mine = g.plies.iter().filter(|p| p.side == side && p.searched);
+            let ranks: Vec<bool> = mine
+                .filter(|p| p.excluded.is_none())
+                .map(|p| p.features.rank.is_some())
+                .collect();
+            assert!(ranks.contains(&true) && ranks.contains(&false), "{ranks:?}");
+            let share = ranks.iter().filter(|r| **r).count() as f64 / ranks.len() as f64;
+            assert_eq!(s.get("topLines"), Some(share));
+            assert_eq!(s.top_moves, counted.len());
         }
     }
 

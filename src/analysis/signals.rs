@@ -7,7 +7,7 @@
 use crate::{
     game::Side,
     model::{
-        assessment::{AssessmentModel, Late, Pooled, Signals},
+        assessment::{AssessmentModel, Late, Pooled, Signals, TopLines},
         classifier::Classifier,
     },
     plan::Exclusion,
@@ -63,7 +63,20 @@ pub fn side_signals(
         z.as_ref().map(|(r, z)| (*r, z)),
     )?;
     signals.set_late(side_late(game, side));
+    signals.set_top_lines(side_top_lines(game, side));
     Some(signals)
+}
+
+/// Whether each of a side's counted moves (searched, not excluded: those the accuracy
+/// statistics count) was among the engine's lines.
+fn side_top_lines(game: &GameReport, side: Side) -> TopLines {
+    let moves: Vec<bool> = game
+        .plies
+        .iter()
+        .filter(|p| p.side == side && p.searched && p.excluded.is_none())
+        .map(|p| p.features.rank.is_some())
+        .collect();
+    TopLines::of_moves(&moves)
 }
 
 /// The later half of a side's searched moves: those the accuracy statistics count and
@@ -110,6 +123,15 @@ pub fn player_signals(player: &PlayerReport, sides: &[Signals]) -> Option<Signal
         player.rating.zip(player.z_scores.as_ref()),
     )?;
     signals.set_late(late);
+    signals.set_top_lines(TopLines::pooled(
+        &sides
+            .iter()
+            .map(|s| TopLines {
+                rate: s.get("topLines"),
+                moves: s.top_moves,
+            })
+            .collect::<Vec<_>>(),
+    ));
     Some(signals)
 }
 

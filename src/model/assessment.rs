@@ -32,7 +32,7 @@ use crate::{
 };
 
 /// The signals, by name, in vector order.
-pub const SIGNALS: [&str; 18] = [
+pub const SIGNALS: [&str; 20] = [
     "classifier",
     "positiveRate",
     "acpl",
@@ -51,10 +51,12 @@ pub const SIGNALS: [&str; 18] = [
     "windowCv",
     "fastShare",
     "difficultyCorrelation",
+    "topLines",
+    "zTopLines",
 ];
 
 /// Signals that need a rating.
-pub const RATED_SIGNALS: [&str; 5] = ["zMm", "zEv", "zAsd", "zLateLoss", "zLateMatch"];
+pub const RATED_SIGNALS: [&str; 6] = ["zMm", "zEv", "zAsd", "zLateLoss", "zLateMatch", "zTopLines"];
 /// Signals that need clocks.
 pub const CLOCK_SIGNALS: [&str; 4] = ["timeCv", "windowCv", "fastShare", "difficultyCorrelation"];
 
@@ -76,6 +78,8 @@ pub struct Signals {
     pub games: usize,
     /// Moves behind the later-half signals ([`Late::moves`]).
     pub late_moves: usize,
+    /// Moves behind `topLines` ([`TopLines::moves`]).
+    pub top_moves: usize,
 }
 
 impl Signals {
@@ -94,19 +98,29 @@ impl Signals {
         self.late_moves = late.moves;
     }
 
+    /// Sets `topLines` ([`TopLines`]).
+    pub fn set_top_lines(&mut self, top: TopLines) {
+        self.set("topLines", top.rate);
+        self.top_moves = top.moves;
+    }
+
     /// The signals with the later half against the rating (`zLateLoss`, `zLateMatch`)
-    /// computed from `reference`; unchanged without a rating.
+    /// and the share of moves among the engine's lines (`zTopLines`, when the reference
+    /// has its line) computed from `reference`; unchanged without a rating.
     pub fn with_late_z(&self, reference: &LateReference) -> Signals {
         let mut s = self.clone();
         if let Some(rating) = s.rating {
             let z = |line: &RatingLine, name: &str| {
                 self.get(name)
-                    .map(|v| line.z(model_value(name, v), rating, s.games))
+                    .map(|v| line.z(model_value(name, v), rating, self.games))
             };
             let loss = z(&reference.loss, "lateLoss");
             let matched = z(&reference.match_rate, "lateMatch");
             s.set("zLateLoss", clip(loss));
             s.set("zLateMatch", clip(matched));
+            if let Some(line) = &reference.top_lines {
+                s.set("zTopLines", clip(z(line, "topLines")));
+            }
         }
         s
     }
@@ -167,13 +181,51 @@ impl Late {
     }
 }
 
+/// The share of a side's counted moves (those the accuracy statistics count) that were
+/// one of the engine's lines (at the defaults its four best moves), whatever their rank.
+/// A strength-limited Stockfish picks its move among its own best few at a shallow depth,
+/// with random errors of size but seldom outside them; a human's worst moves are often
+/// moves no engine considers. Not a count: it does not grow with the game's length.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct TopLines {
+    /// The share (0-1).
+    pub rate: Option<f64>,
+    /// How many moves.
+    pub moves: usize,
+}
+
+impl TopLines {
+    /// From each counted move: whether it was among the lines.
+    pub fn of_moves(in_lines: &[bool]) -> TopLines {
+        let n = in_lines.len();
+        TopLines {
+            rate: (n > 0).then(|| in_lines.iter().filter(|m| **m).count() as f64 / n as f64),
+            moves: n,
+        }
+    }
+
+    /// A player's: the games' shares pooled (weighted by their moves).
+    pub fn pooled(sides: &[TopLines]) -> TopLines {
+        let (sum, n) = sides
+            .iter()
+            .filter_map(|t| t.rate.map(|r| (r * t.moves as f64, t.moves)))
+            .fold((0.0, 0), |(s, n), (v, m)| (s + v, n + m));
+        TopLines {
+            rate: (n > 0).then(|| sum / n as f64),
+            moves: sides.iter().map(|t| t.moves).sum(),
+        }
+    }
+}
+
 /// What clean humans of a rating show in the later half of their moves ([`Late`]): a
 /// least-squares line on the rating for each later-half signal (on the models' scale,
 /// [`model_value`]), fitted on the clean human game sides of the train split, with the
 /// spread of those sides around it. A strong player who wins cleanly has a clean later
 /// half; so has a weak player who hands the rest of the game to an engine, which only
 /// the rating tells apart: `zLateLoss` and `zLateMatch` say how far a side's later half
-/// is from its rating's, as Regan's z-scores do for the whole game.
+/// is from its rating's, as Regan's z-scores do for the whole game. The same for the share
+/// of moves among the engine's lines ([`TopLines`], `zTopLines`): a player far above their
+/// rating in it plays like a stronger player, or an engine.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LateReference {
@@ -181,6 +233,9 @@ pub struct LateReference {
     pub loss: RatingLine,
     /// `lateMatch`.
     pub match_rate: RatingLine,
+    /// `topLines` (absent in models fitted before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_lines: Option<RatingLine>,
 }
 
 /// A signal's expected value at a rating, `intercept + slope · rating`, and the standard
@@ -245,6 +300,7 @@ impl LateReference {
         Some(LateReference {
             loss: RatingLine::fit(&pairs("lateLoss"))?,
             match_rate: RatingLine::fit(&pairs("lateMatch"))?,
+            top_lines: RatingLine::fit(&pairs("topLines")),
         })
     }
 }
@@ -282,6 +338,7 @@ impl Signals {
             clocks: false,
             games: p.games,
             late_moves: 0,
+            top_moves: 0,
         };
         if let Some(c) = p.classifier {
             out.set("classifier", c.mean_probability);
@@ -865,6 +922,11 @@ pub fn describe(signal: &str, value: f64) -> (&'static str, String) {
             "top-move match in the later half against the rating (z)",
             format!("{value:+.1}"),
         ),
+        "topLines" => ("moves among the engine's best lines", pct(value)),
+        "zTopLines" => (
+            "moves among the engine's best lines against the rating (z)",
+            format!("{value:+.1}"),
+        ),
         _ => ("signal", format!("{value}")),
     }
 }
@@ -898,6 +960,7 @@ mod tests {
             clocks: false,
             games: 1,
             late_moves: 0,
+            top_moves: 0,
         };
         for (k, v) in values {
             s.set(k, Some(*v));
@@ -970,6 +1033,63 @@ mod tests {
             ],
             late_reference: None,
         }
+    }
+
+    #[test]
+    fn the_share_of_moves_among_the_lines_is_pooled_by_moves_and_measured_against_the_rating() {
+        let t = TopLines::of_moves(&[true, true, false, true]);
+        assert_eq!((t.rate, t.moves), (Some(0.75), 4));
+        assert_eq!(TopLines::of_moves(&[]).rate, None);
+        // A player's share weighs each game by its moves: 3 of 4 and 1 of 1 is 4 of 5,
+        // not the mean of 0.75 and 1.
+        let p = TopLines::pooled(&[t, TopLines::of_moves(&[true]), TopLines::default()]);
+        assert_eq!((p.rate, p.moves), (Some(0.8), 5));
+        // Clean humans: the share rises by 0.1 per 1000 rating points.
+        let humans: Vec<Signals> = (0..40)
+            .map(|i| {
+                let rating = 1000.0 + 40.0 * i as f64;
+                let jitter = if i % 2 == 0 { 0.02 } else { -0.02 };
+                let top = 0.6 + rating / 10_000.0 + jitter;
+                signals(
+                    &[
+                        ("lateLoss", 3.0 + 50.0 * jitter),
+                        ("lateMatch", 0.5 + jitter),
+                        ("topLines", top),
+                    ],
+                    Some(rating),
+                )
+            })
+            .collect();
+        let r = LateReference::fit(&humans.iter().collect::<Vec<_>>()).expect("a fit");
+        let line = r.top_lines.expect("a line for topLines");
+        assert!((line.slope - 0.0001).abs() < 5e-6, "{line:?}");
+        // 87% of moves among the lines: ordinary at 2600, far too many at 1200.
+        let z = |rating| {
+            signals(&[("topLines", 0.87)], Some(rating))
+                .with_late_z(&r)
+                .get("zTopLines")
+                .unwrap()
+        };
+        assert!(
+            z(2600.0).abs() < 1.0 && z(1200.0) > 4.0,
+            "{} {}",
+            z(2600.0),
+            z(1200.0)
+        );
+        // A model fitted before the signal has no line: no z, and it still reads.
+        let old: LateReference = serde_json::from_str(
+            &serde_json::to_string(&LateReference {
+                top_lines: None,
+                ..r
+            })
+            .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(old.top_lines, None);
+        let s = signals(&[("topLines", 0.92)], Some(1200.0)).with_late_z(&old);
+        assert_eq!(s.get("zTopLines"), None);
+        assert!(RATED_SIGNALS.contains(&"zTopLines"));
+        assert!(describe("zTopLines", 1.0).0.contains("against the rating"));
     }
 
     #[test]

@@ -290,8 +290,31 @@ fn drawn_rating(human: &[f64], key: &str) -> Option<f64> {
     (!human.is_empty()).then(|| human[i])
 }
 
+/// How far below a strength-limited engine's nominal Elo the player who uses it is
+/// rated: a player gains nothing from an engine of their own strength (against its own
+/// tag a limited engine is, in every strength statistic, a human of that rating), and
+/// nothing from a weaker one (a 1400 engine in a 2400 player's hands, which is what a
+/// rating drawn from all humans gave, plays worse than its user). The weak-engine
+/// cheater is a player who gains at least this much from the engine: 200 points, an
+/// expected score of about 0.76 against their own level.
+const WEAK_ENGINE_GAIN: f64 = 200.0;
+
+/// The rating an engine's side is scored against: for a top engine (`tag` above 3000,
+/// or none) one drawn from all human ratings ([`drawn_rating`]); for a strength-limited
+/// engine one drawn from the humans rated at least [`WEAK_ENGINE_GAIN`] below its tag,
+/// the players whom that engine makes stronger (`None` if there are none).
+fn engine_rating(human: &[f64], tag: Option<f64>, key: &str) -> Option<f64> {
+    match tag {
+        Some(t) if t <= 3000.0 => {
+            let below = human.partition_point(|r| *r <= t - WEAK_ENGINE_GAIN);
+            drawn_rating(&human[..below], key)
+        }
+        _ => drawn_rating(human, key),
+    }
+}
+
 /// Every scored game side of the corpus (all splits but `none`). An engine's side is
-/// scored against a drawn human rating ([`drawn_rating`]); `elo` keeps its tag, and a
+/// scored against a drawn human rating ([`engine_rating`]); `elo` keeps its tag, and a
 /// weaker engine's `own_tag` its signals against that tag.
 fn rows(corpus: &std::path::Path, classifier_oof: Option<&std::path::Path>) -> Result<Vec<Row>> {
     let records = load_records(corpus, &[], None, None)?;
@@ -344,7 +367,7 @@ fn rows(corpus: &std::path::Path, classifier_oof: Option<&std::path::Path>) -> R
             };
             let elo = tag_rating(game, side);
             let rating = if r.label == Label::Engine {
-                drawn_rating(&human_ratings, &format!("{}#{side_name}", r.id))
+                engine_rating(&human_ratings, elo, &format!("{}#{side_name}", r.id))
             } else {
                 elo
             };
@@ -516,9 +539,19 @@ fn auc_scored(scores: &[f64], labels: &[bool]) -> f64 {
 /// They are still reported and measured on their own.
 const TWINS: [&str; 3] = ["accuracy", "positiveRate", "zEv"];
 
-/// The later half's raw signals, which a rated model reads against the rating instead
-/// (`zLateLoss`, `zLateMatch`: [`LateReference`]); both at once would be twins.
-const LATE_RAW: [&str; 2] = ["lateLoss", "lateMatch"];
+/// The raw signals a rated model reads against the rating instead (`zLateLoss`,
+/// `zLateMatch`, `zTopLines`: [`LateReference`]); both at once would be twins.
+const LATE_RAW: [&str; 3] = ["lateLoss", "lateMatch", "topLines"];
+
+/// Absolute strength signals, which the rated weaker-engine expert leaves out. Its
+/// positives are scored against ratings drawn from the humans rated 200 or more below
+/// the engine ([`engine_rating`]), lower on the whole than the clean humans' own: an
+/// absolute strength signal beside its z-score against the rating would give that
+/// rating back (the same match rate is a high z for a low rating), and the expert would
+/// learn "rated low", not engine play, as the top-engine expert once learned "rated
+/// 3500" from TCEC's tags. It reads the signals measured against the rating and the
+/// style ones.
+const ABSOLUTE_STRENGTH: [&str; 4] = ["acpl", "accuracy", "matchRate", "competence"];
 
 fn variant_features(rated: bool, clocks: bool) -> Vec<String> {
     SIGNALS
@@ -985,6 +1018,11 @@ fn fit_variants(
                     let efeatures: Vec<String> = features
                         .iter()
                         .filter(|f| eclocks || !CLOCK_SIGNALS.contains(&f.as_str()))
+                        .filter(|f| {
+                            !(rated
+                                && kind == Kind::WeakEngine
+                                && ABSOLUTE_STRENGTH.contains(&f.as_str()))
+                        })
                         .cloned()
                         .collect();
                     let efill: Vec<f64> = efeatures.iter().map(|f| median_of(f)).collect();
@@ -1357,9 +1395,10 @@ fn pseudo_players(
         let of_kind: Vec<_> = sides.iter().filter(|s| s.0 == kind).collect();
         for group in of_kind.chunks_exact(5) {
             let name = format!("pseudo-player {}", kinds.len());
-            // An engine is scored against a drawn human rating, as in `rows`.
+            // An engine is scored against a drawn human rating, as in `rows`; a group
+            // of limited engines (sorted by tag) against one below its weakest.
             let rating = matches!(kind, Kind::TopEngine | Kind::WeakEngine)
-                .then(|| drawn_rating(&human, &name))
+                .then(|| engine_rating(&human, group[0].1, &name))
                 .flatten();
             for (_, _, i, side) in group {
                 let mut r = records[*i].clone();
@@ -1499,7 +1538,7 @@ fn eval(a: EvalArgs) -> Result<()> {
             false,
         ),
         (
-            "engines rated 2600 or less vs humans",
+            "engines rated 2600 or less, used by players rated 200+ below them, vs humans",
             Box::new(|r: &Row| match r.kind {
                 Kind::WeakEngine if r.elo.is_some_and(|e| e <= 2600.0) => Some(true),
                 Kind::Human => Some(false),
@@ -1791,6 +1830,30 @@ mod tests {
     }
 
     #[test]
+    fn a_limited_engine_is_used_by_a_player_rated_well_below_it() {
+        let pool: Vec<f64> = (0..1000).map(|i| 1000.0 + 2.0 * f64::from(i)).collect();
+        for g in 1..=200 {
+            let key = format!("selfplay/{g:05}#black");
+            // A 2000 engine: its user is rated 1800 or less, anywhere in that range.
+            let r = engine_rating(&pool, Some(2000.0), &key).unwrap();
+            assert!((1000.0..=1800.0).contains(&r), "{key}: {r}");
+            // A top engine's user (tag above 3000, or none) may have any rating.
+            assert_eq!(
+                engine_rating(&pool, Some(3500.0), &key),
+                drawn_rating(&pool, &key)
+            );
+            assert_eq!(engine_rating(&pool, None, &key), drawn_rating(&pool, &key));
+        }
+        let low: Vec<f64> = (0..200)
+            .map(|g| engine_rating(&pool, Some(2000.0), &format!("s/{g}")).unwrap())
+            .collect();
+        // Spread over the eligible ratings, not piled at one end.
+        assert!(low.iter().any(|r| *r < 1200.0) && low.iter().any(|r| *r > 1600.0));
+        // No human is rated 200 below a 1100 engine: no rating to draw.
+        assert_eq!(engine_rating(&pool, Some(1100.0), "s/1"), None);
+    }
+
+    #[test]
     fn the_within_bin_auc_ignores_what_only_the_bins_tell() {
         // Two bins: bin 1 holds most positives and scores higher as a whole, but inside
         // each bin the score says nothing (the same value for both labels).
@@ -1879,11 +1942,7 @@ mod tests {
                 Row {
                     game: format!("g{i}"),
                     player: format!("p{i}"),
-                    kind: if engine {
-                        Kind::WeakEngine
-                    } else {
-                        Kind::Human
-                    },
+                    kind: if engine { Kind::TopEngine } else { Kind::Human },
                     split,
                     own_tag: None,
                     signals: Signals {
@@ -1893,6 +1952,7 @@ mod tests {
                         clocks: false,
                         games: 1,
                         late_moves: 0,
+                        top_moves: 0,
                     },
                     elo,
                 }
@@ -1912,7 +1972,7 @@ mod tests {
         assert_eq!(header[7], SIGNALS[0]);
         // Row 0 is an engine (i % 3 == 0), rated (i % 2 == 0): Elo 1500 and a zMm value.
         assert!(
-            lines[1].starts_with("g0,\"p0\",weak-engine,train,1500,"),
+            lines[1].starts_with("g0,\"p0\",top-engine,train,1500,"),
             "{}",
             lines[1]
         );
@@ -1929,6 +1989,44 @@ mod tests {
             "the clock signals are missing: {}",
             lines[2]
         );
+    }
+
+    #[test]
+    fn the_rated_weaker_engine_expert_reads_no_absolute_strength() {
+        // The same synthetic engines as weaker ones: their match rate and ACPL separate
+        // them, and so does zMm (here by far, so that the rated model is kept), which
+        // alone of these the rated expert may read.
+        let mut rows = synthetic(1500, 11, false);
+        let zmm = SIGNALS.iter().position(|s| *s == "zMm").unwrap();
+        for r in &mut rows {
+            if r.kind == Kind::TopEngine {
+                r.kind = Kind::WeakEngine;
+                if let Some(z) = r.signals.values[zmm].as_mut() {
+                    *z += 3.0;
+                }
+            }
+        }
+        let (variants, _, card) = fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC).unwrap();
+        let expert = |rated: bool| {
+            let v = variants
+                .iter()
+                .find(|v| v.rated == rated && !v.clocks)
+                .unwrap_or_else(|| panic!("a variant: {card}"));
+            v.experts
+                .iter()
+                .find(|e| e.kind == "weaker engines")
+                .expect("a weaker-engine expert")
+                .features
+                .clone()
+        };
+        let rated = expert(true);
+        assert!(rated.contains(&"zMm".to_owned()), "{rated:?}");
+        for f in ABSOLUTE_STRENGTH {
+            assert!(!rated.iter().any(|r| r == f), "{f} in {rated:?}");
+        }
+        // Without a rating there is nothing to give back: it reads them all.
+        let unrated = expert(false);
+        assert!(unrated.contains(&"acpl".to_owned()) && unrated.contains(&"matchRate".to_owned()));
     }
 
     #[test]
