@@ -69,7 +69,8 @@ pub mod wasm;
 
 pub use accuracy::Accuracy;
 pub use analysis::{
-    Analysis, MergeError, ModelOverrides, Stream, merge_shards, parse_rating, rerate,
+    Analysis, MergeError, ModelOverrides, Stream, check_shard_game, check_shard_heads,
+    entered_ratings, merge_shards, parse_rating, rerate,
 };
 pub use book::{
     Book, BookError, NoBook, PolyglotBook, PositionSet, load as load_book, polyglot_key,

@@ -1706,11 +1706,9 @@ fn three_shards_merge_into_the_whole_runs_report_byte_for_byte() {
             spec = format!("--shard={s}");
             args.push(&spec);
         }
-        // The whole run streams its report too.
-        let streamed = tmp("shards-whole.ndjson");
-        if shard.is_none() {
-            args.extend(["--ndjson", streamed.to_str().unwrap()]);
-        }
+        // Every run streams its report too (a shard's beside its JSON report).
+        let streamed = out.with_extension("ndjson");
+        args.extend(["--ndjson", streamed.to_str().unwrap()]);
         analyze_json(out, &args)
     };
     let whole = tmp("shards-whole.json");
@@ -1820,6 +1818,88 @@ fn three_shards_merge_into_the_whole_runs_report_byte_for_byte() {
         &models,
         "is not in shard 3/3 of 7 games",
     );
+
+    // The shards' streamed reports merge too, a game at a time: into the whole run's
+    // streamed report and its JSON report, byte for byte.
+    let streamed: Vec<PathBuf> = shards.iter().map(|p| p.with_extension("ndjson")).collect();
+    let end = ndjson_lines(&std::fs::read(&streamed[2]).unwrap());
+    let (kind, last) = end.last().unwrap();
+    assert_eq!(kind, "end");
+    assert_eq!(
+        last["shard"]["index"], 3,
+        "a shard's end line names it: {last}"
+    );
+    assert_eq!(last["shard"]["games"], 7);
+    let whole_streamed = tmp("shards-whole.ndjson");
+    assert!(
+        ndjson_lines(&std::fs::read(&whole_streamed).unwrap())
+            .last()
+            .is_some_and(|(k, v)| k == "end" && v.get("shard").is_none()),
+        "one run's end line has no shard record"
+    );
+    let mut reordered: Vec<&Path> = streamed.iter().map(PathBuf::as_path).collect();
+    reordered.rotate_left(2);
+    let (merged_streamed, merged_json) = (tmp("shards-merged.ndjson"), tmp("shards-merged-2.json"));
+    let mut more = vec!["--quiet", "--ndjson", merged_streamed.to_str().unwrap()];
+    more.extend(["--json", merged_json.to_str().unwrap()]);
+    more.extend(models);
+    let o = merge(&reordered, &more);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        std::fs::read(&merged_streamed).unwrap() == std::fs::read(&whole_streamed).unwrap(),
+        "the streamed shards' merge differs from the whole run's streamed report"
+    );
+    assert!(
+        std::fs::read(&merged_json).unwrap() == std::fs::read(&whole).unwrap(),
+        "the streamed shards' merged JSON differs from the whole run's"
+    );
+    // And the whole shards' merge writes the streamed report as well.
+    let from_json = tmp("shards-merged-from-json.ndjson");
+    let mut more = vec!["--quiet", "--ndjson", from_json.to_str().unwrap()];
+    more.extend(models);
+    let o = merge(&[s1, s2, s3], &more);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read(&from_json).unwrap() == std::fs::read(&whole_streamed).unwrap());
+
+    // Streamed refusals: a mix of kinds, a shard cut short, a game lost, a shard left
+    // out, the models not given again; none leaves a merged file behind.
+    let [n1, n2, n3] = [&streamed[0], &streamed[1], &streamed[2]].map(PathBuf::as_path);
+    let refused_streamed = |paths: &[&Path], extra: &[&str], why: &str| {
+        let out = tmp("shards-refused.ndjson");
+        let _ = std::fs::remove_file(&out);
+        let mut more = vec!["--ndjson", out.to_str().unwrap()];
+        more.extend_from_slice(extra);
+        let o = merge(paths, &more);
+        assert_eq!(o.status.code(), Some(2), "{why}: {}", stderr(&o));
+        assert!(stderr(&o).contains(why), "{why}: {}", stderr(&o));
+        assert!(!out.exists(), "{why}: no merged file when refused");
+    };
+    refused_streamed(
+        &[n1, n2, s3],
+        &models,
+        "is a streamed report (--ndjson) and",
+    );
+    let text = std::fs::read_to_string(n3).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let cut = tmp("shards-3-of-3-cut.ndjson");
+    std::fs::write(&cut, lines[..lines.len() - 1].join("\n") + "\n").unwrap();
+    refused_streamed(
+        &[n1, n2, &cut],
+        &models,
+        "shards-3-of-3-cut.ndjson has no end line",
+    );
+    // Game 6 (its second game line) taken out: the end line still counts it.
+    let lost = tmp("shards-3-of-3-lost.ndjson");
+    let kept: Vec<&str> = lines
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != 2)
+        .map(|(_, l)| *l)
+        .collect();
+    std::fs::write(&lost, kept.join("\n") + "\n").unwrap();
+    refused_streamed(&[n1, n2, &lost], &models, "lacks game 6 of its shard");
+    refused_streamed(&[n1, n2], &models, "shard 3/3 missing (2 game(s): 3, 6)");
+    refused_streamed(&[n1, n2, n3], &[], "give merge the same --model as analyze");
 }
 
 /// An engine that answers the handshake and nothing else: enough for runs that search

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use super::rebuild;
 use crate::{
     model::{assessment::AssessmentModel, classifier::Classifier},
-    report::Report,
+    report::{Report, Shard},
     stats::calibration::Calibration,
 };
 
@@ -61,6 +61,85 @@ pub fn merge_shards(
     shards: Vec<(String, Report)>,
     models: &ModelOverrides,
 ) -> Result<Report, MergeError> {
+    let heads: Vec<(String, &Report)> = shards.iter().map(|(l, r)| (l.clone(), r)).collect();
+    let spec = check_shard_heads(&heads, models)?;
+    let mut seen: HashMap<usize, &str> = HashMap::new();
+    for (label, r) in &shards {
+        let s = r
+            .shard
+            .as_ref()
+            .expect("invariant: checked by check_shard_heads");
+        for g in &r.games {
+            check_shard_game(label, s, g.index, g.line)?;
+            if let Some(other) = seen.insert(g.index, label) {
+                return fail(format!(
+                    "game {} (line {}) is twice: in {other} and in {label}",
+                    g.index + 1,
+                    g.line
+                ));
+            }
+        }
+    }
+    let lost: BTreeSet<usize> = (0..spec.games).filter(|g| !seen.contains_key(g)).collect();
+    if let Some(g) = lost.first() {
+        let label = shards
+            .iter()
+            .find(|(_, r)| {
+                r.shard
+                    .as_ref()
+                    .is_some_and(|s| s.index == g % spec.count + 1)
+            })
+            .map_or("", |(l, _)| l.as_str());
+        let games: Vec<usize> = lost.iter().map(|g| g + 1).collect();
+        return fail(format!(
+            "{label} lacks game(s) {} of its shard: an incomplete report",
+            list(&games)
+        ));
+    }
+    let resolved = models.resolve(&shards[0].1.settings, &shards[0].1.engine);
+    let mut shards = shards;
+    let mut merged = shards.swap_remove(0).1;
+    for (_, r) in shards {
+        merged.games.extend(r.games);
+    }
+    merged.games.sort_by_key(|g| g.index);
+    merged.shard = None;
+    Ok(rebuild(merged, &entered_ratings(&spec), &resolved))
+}
+
+/// The ratings the shards were given (`--rating`), by lower-case name, as a merge enters
+/// them again.
+pub fn entered_ratings(spec: &Shard) -> HashMap<String, f64> {
+    spec.ratings
+        .iter()
+        .map(|(name, elo)| (name.to_lowercase(), *elo))
+        .collect()
+}
+
+/// Whether game `index` (at input line `line`) belongs in shard `s` (the message names
+/// the shard by `label`).
+pub fn check_shard_game(label: &str, s: &Shard, index: usize, line: u32) -> Result<(), MergeError> {
+    if index >= s.games || index % s.count != s.index - 1 {
+        return fail(format!(
+            "{label}: game {} (line {line}) is not in shard {}/{} of {} games",
+            index + 1,
+            s.index,
+            s.count,
+            s.games
+        ));
+    }
+    Ok(())
+}
+
+/// Checks that the shards' reports, read for everything but their games and players
+/// (each labelled, e.g. by its file name), are the N shards of one run, each once, made
+/// with the models `models` resolves to; returns the first one's shard record (the
+/// same in all but its `index`). What [`merge_shards`] checks before the games; a
+/// streamed merge checks each game as it comes with [`check_shard_game`].
+pub fn check_shard_heads(
+    shards: &[(String, &Report)],
+    models: &ModelOverrides,
+) -> Result<Shard, MergeError> {
     let Some((first_label, first)) = shards.first() else {
         return fail("no shard reports to merge".into());
     };
@@ -70,8 +149,7 @@ pub fn merge_shards(
         ));
     };
     let mut by_shard: BTreeMap<usize, &str> = BTreeMap::new();
-    let mut seen: HashMap<usize, &str> = HashMap::new();
-    for (label, r) in &shards {
+    for (label, r) in shards {
         let Some(s) = &r.shard else {
             return fail(format!(
                 "{label} is not a shard's report (made without --shard K/N)"
@@ -139,25 +217,6 @@ pub fn merge_shards(
                 s.index, s.count
             ));
         }
-        for g in &r.games {
-            if g.index >= s.games || g.index % s.count != s.index - 1 {
-                return fail(format!(
-                    "{label}: game {} (line {}) is not in shard {}/{} of {} games",
-                    g.index + 1,
-                    g.line,
-                    s.index,
-                    s.count,
-                    s.games
-                ));
-            }
-            if let Some(other) = seen.insert(g.index, label) {
-                return fail(format!(
-                    "game {} (line {}) is twice: in {other} and in {label}",
-                    g.index + 1,
-                    g.line
-                ));
-            }
-        }
     }
     let absent: Vec<usize> = (1..=spec.count)
         .filter(|k| !by_shard.contains_key(k))
@@ -178,16 +237,6 @@ pub fn merge_shards(
             list(&games)
         ));
     }
-    let lost: BTreeSet<usize> = (0..spec.games).filter(|g| !seen.contains_key(g)).collect();
-    if let Some(g) = lost.first() {
-        let label = by_shard[&(g % spec.count + 1)];
-        let games: Vec<usize> = lost.iter().map(|g| g + 1).collect();
-        return fail(format!(
-            "{label} lacks game(s) {} of its shard: an incomplete report",
-            list(&games)
-        ));
-    }
-
     let resolved = models.resolve(&first.settings, &first.engine);
     let shown = |s: &Option<String>| s.as_deref().unwrap_or("none").to_owned();
     let here = resolved.classifier.map(|c| c.name.clone());
@@ -220,16 +269,5 @@ pub fn merge_shards(
         ));
     }
 
-    let mut entered = HashMap::new();
-    for (name, elo) in &spec.ratings {
-        entered.insert(name.to_lowercase(), *elo);
-    }
-    let mut shards = shards;
-    let mut merged = shards.swap_remove(0).1;
-    for (_, r) in shards {
-        merged.games.extend(r.games);
-    }
-    merged.games.sort_by_key(|g| g.index);
-    merged.shard = None;
-    Ok(rebuild(merged, &entered, &resolved))
+    Ok(spec)
 }

@@ -17,7 +17,9 @@ mod players;
 pub mod signals;
 mod stream;
 
-pub use merge::{MergeError, ModelOverrides, merge_shards};
+pub use merge::{
+    MergeError, ModelOverrides, check_shard_game, check_shard_heads, entered_ratings, merge_shards,
+};
 pub use stream::Stream;
 
 use std::collections::{BTreeMap, HashMap};

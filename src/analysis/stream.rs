@@ -145,6 +145,18 @@ impl Stream {
         Some(report)
     }
 
+    /// Takes the report of a game analysed by another run of the same settings and
+    /// engine (a shard's streamed `game` line): assesses its sides again with this
+    /// stream's ratings and models and adds it to its players, as [`Stream::next_game`]
+    /// does with a game it analysed itself; the report back, as one run over the whole
+    /// input writes it. Games must come in input order, after or instead of pushed ones.
+    pub fn push_report(&mut self, mut report: GameReport) -> GameReport {
+        let models = self.models.resolve(&self.settings, &self.engine);
+        let signals = super::assess_sides(&mut report, &models, &self.ratings);
+        self.players.add(&report, &models, signals);
+        report
+    }
+
     /// The report of the batch without its games (which [`Stream::next_game`] handed
     /// out; games still in flight are left out): settings, engine, models and the
     /// players over every game handed out.

@@ -416,14 +416,6 @@ impl Pass<'_> {
         let outcome = runner.finish();
 
         let mut report = stream.finish();
-        for p in &report.players {
-            sink.write(&ndjson::player_line(p))?;
-        }
-        sink.write(&ndjson::end_line(sink.games, report.players.len()))?;
-        if let Some((out, path)) = &mut sink.ndjson {
-            out.flush()
-                .with_context(|| format!("cannot write {}", path.display()))?;
-        }
         report.shard = self.shard.map(|(index, count)| Shard {
             index,
             count,
@@ -431,6 +423,18 @@ impl Pass<'_> {
             sources,
             ratings: self.ratings.to_vec(),
         });
+        for p in &report.players {
+            sink.write(&ndjson::player_line(p))?;
+        }
+        sink.write(&ndjson::end_line(
+            sink.games,
+            report.players.len(),
+            report.shard.as_ref(),
+        ))?;
+        if let Some((out, path)) = &mut sink.ndjson {
+            out.flush()
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
         if let Some(kept) = sink.kept.take() {
             report.games = kept;
         }
