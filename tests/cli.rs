@@ -2031,6 +2031,41 @@ fn a_streamed_run_of_10000_games_holds_little_memory_and_writes_every_game_in_or
     );
     assert_eq!(err.matches("skipped game").count(), 103);
 
+    // In two streamed shards, merged a game at a time: the same lines, in bounded memory.
+    // (Before this test reads the lines: a child's peak memory as wait4 gives it can
+    // start from this process's.)
+    let mut parts = Vec::new();
+    for k in 1..=2 {
+        let part = tmp(&format!("generated-10000-{k}-of-2.ndjson"));
+        let spec = format!("{k}/2");
+        let mut args = vec!["analyze", pgn.to_str().unwrap(), "--shard", &spec];
+        args.extend(["--ndjson", part.to_str().unwrap()]);
+        args.extend(no_search);
+        let (code, _, err, _) = fairsight_measured(&args, None, "generated-10000-shard");
+        assert_eq!(code, 0, "{err}");
+        parts.push(part);
+    }
+    let merged = tmp("generated-10000-merged.ndjson");
+    let args = vec![
+        "merge",
+        parts[1].to_str().unwrap(),
+        parts[0].to_str().unwrap(),
+        "--ndjson",
+        merged.to_str().unwrap(),
+        "--quiet",
+    ];
+    let (code, _, err, rss) = fairsight_measured(&args, None, "generated-10000-merge");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        rss < 300_000_000,
+        "peak memory {} MB merging 10,000 games",
+        rss / 1_000_000
+    );
+    assert!(
+        std::fs::read(&merged).unwrap() == std::fs::read(&ndjson).unwrap(),
+        "the merged shards give other lines than one run"
+    );
+
     let streamed = std::fs::read(&ndjson).unwrap();
     let lines = ndjson_lines(&streamed);
     assert_eq!(lines.len(), 1 + 10_000 + 150 + 1);
