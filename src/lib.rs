@@ -114,8 +114,9 @@ pub mod fit {
         tag_rating,
     };
     pub use crate::model::assessment::{
-        CLOCK_SIGNALS, Expert, HumanRange, LateReference, Level, MIN_MOVES, Pooled, RATED_SIGNALS,
-        SIGNALS, Signals, TopLines, Variant as AssessmentVariant, model_value,
+        CLOCK_SIGNALS, ENGINE_DIRECTION, Expert, HumanRange, LateReference, Level, MIN_MOVES,
+        Pooled, RATED_SIGNALS, SIGNALS, Signals, TopLines, Variant as AssessmentVariant,
+        engine_direction, model_value,
     };
     pub use crate::model::classifier::{Baseline, Model, Node};
     pub use crate::model::vector::{CANDIDATE_LOSS_CP, FEATURE_NAMES, move_vector};

@@ -55,6 +55,39 @@ pub const SIGNALS: [&str; 20] = [
     "zTopLines",
 ];
 
+/// Which way each signal points to engine play: +1 where a higher value is more
+/// engine-like, −1 where a lower one is (losses and error sizes, and their z-scores,
+/// whose sign is the player's loss against the rating's). The clock signals have no
+/// fixed direction (an engine user may move evenly or erratically) and are not listed.
+/// The fit keeps an expert's logistic weights in these directions, so that every reason
+/// moves the probability the way its value reads.
+pub const ENGINE_DIRECTION: [(&str, f64); 16] = [
+    ("classifier", 1.0),
+    ("positiveRate", 1.0),
+    ("acpl", -1.0),
+    ("accuracy", 1.0),
+    ("matchRate", 1.0),
+    ("competence", 1.0),
+    ("stretch", 1.0),
+    ("lateLoss", -1.0),
+    ("lateMatch", 1.0),
+    ("zMm", 1.0),
+    ("zEv", 1.0),
+    ("zAsd", -1.0),
+    ("zLateLoss", -1.0),
+    ("zLateMatch", 1.0),
+    ("topLines", 1.0),
+    ("zTopLines", 1.0),
+];
+
+/// A signal's engine direction ([`ENGINE_DIRECTION`]), `None` for the clock signals.
+pub fn engine_direction(signal: &str) -> Option<f64> {
+    ENGINE_DIRECTION
+        .iter()
+        .find(|(s, _)| *s == signal)
+        .map(|(_, d)| *d)
+}
+
 /// Signals that need a rating.
 pub const RATED_SIGNALS: [&str; 6] = ["zMm", "zEv", "zAsd", "zLateLoss", "zLateMatch", "zTopLines"];
 /// Signals that need clocks.
@@ -548,7 +581,9 @@ pub struct Assessment {
     pub probability: f64,
     /// The level, by the thresholds of the model.
     pub level: Level,
-    /// The 3-5 signals that moved it most, largest effect first.
+    /// The 3-5 signals that moved it most, largest effect first; a signal whose effect
+    /// runs against the way its value reads ([`ENGINE_DIRECTION`]: a correction between
+    /// correlated signals) is not listed.
     pub reasons: Vec<Reason>,
     /// Which model: `"rated, clocks"`, `"unrated, no clocks"`...
     pub basis: String,
@@ -813,6 +848,16 @@ impl AssessmentModel {
                 let mut y = x.clone();
                 y[i] = model_value(f, v.fill[i]);
                 let effect = probability - v.probability(&y);
+                // A signal whose effect runs against its reading (an engine-like value
+                // that lowered the probability, or a human-like one that raised it) is a
+                // correction between correlated signals (a match rate beside its z-score,
+                // the whole game's loss beside its later half's): part of the
+                // probability, but no reason a reader can follow, so not listed.
+                if let Some(d) = engine_direction(f)
+                    && effect * d * (x[i] - y[i]) < 0.0
+                {
+                    return None;
+                }
                 let range = self.range(f, s.rating);
                 let human = range.map(|h| (h.p5, h.p95));
                 let band = range.map_or_else(|| "all".to_owned(), band_name);
@@ -951,6 +996,44 @@ fn reason_text(signal: &str, value: f64, human: Option<(f64, f64)>, band: &str) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reason_moves_the_probability_the_way_its_value_reads() {
+        // The shipped model, a rated side whose signals are all on the engine side of
+        // clean humans' medians but one: every reason's effect has the sign of its value
+        // against the median, read in the signal's engine direction.
+        let m = AssessmentModel::builtin().expect("the shipped model");
+        // The clean human median over all ratings: what the model puts in a signal's
+        // place to measure its effect.
+        let median = |f: &str| m.range(f, None).map(|h| h.median).unwrap();
+        let mut values: Vec<(&str, f64)> = Vec::new();
+        for (f, d) in ENGINE_DIRECTION {
+            if ["positiveRate", "accuracy", "zEv"].contains(&f) {
+                continue;
+            }
+            let Some(h) = m.range(f, Some(2000.0)) else {
+                continue;
+            };
+            // The engine-like end of the clean range (its 5th or 95th percentile), but
+            // the ASD z at its human-like end.
+            let toward = if f == "zAsd" { -d } else { d };
+            values.push((f, if toward > 0.0 { h.p95 } else { h.p5 }));
+        }
+        let a = m.assess(&signals(&values, Some(2000.0))).unwrap();
+        assert!(a.reasons.len() >= 3, "{:?}", a.reasons);
+        for r in &a.reasons {
+            let d = engine_direction(&r.signal).unwrap();
+            let side = (r.value - median(&r.signal)) * d;
+            assert!(
+                r.effect * side >= 0.0,
+                "{}: value {} (median {}), effect {:+.4}",
+                r.signal,
+                r.value,
+                median(&r.signal),
+                r.effect
+            );
+        }
+    }
 
     fn signals(values: &[(&str, f64)], rating: Option<f64>) -> Signals {
         let mut s = Signals {
