@@ -5,7 +5,8 @@
 # over samples/club-blitz.pgn (6 games, 2 a shard) at depth 4, the shipped models moved to
 # that depth so that the merge rebuilds the classifier's, calibration's and assessment's
 # results; the merged JSON report and annotated PGN must equal a single run's byte for
-# byte. Run by ./test.sh after `cargo test` (it uses the debug binary). GPL-3.0-or-later.
+# byte; then the same array streamed (FAIRSIGHT_STREAM=1, --ndjson shards) and merged,
+# equal to the single run's streamed report. Run by ./test.sh after `cargo test` (it uses the debug binary). GPL-3.0-or-later.
 #
 # Starts the cluster if it is not running and stops it again at the end (a cluster that
 # was already running is left running). Outside CI a missing requirement (Slurm, munge,
@@ -117,11 +118,37 @@ entries=$(find out/cache -type f ! -name '*.tmp.*' | wc -l)
 [ "$entries" -gt 0 ] || fail "the shared cache out/cache is empty"
 slurm_s=$((SECONDS - started_at - cluster_s))
 
+# The same batch streamed (FAIRSIGHT_STREAM=1: each task writes its --ndjson shard), its
+# chunks from the first array's cache, merged a game at a time into the streamed report.
+jid2=$(FAIRSIGHT_STREAM=1 FAIRSIGHT_CACHE="$work/out/cache" sbatch --parsable --array=1-3 \
+  "$root/scripts/slurm/fairsight-array.sbatch" "$games" out2 "${settings[@]}" "${models[@]}")
+jobs+=("$jid2")
+mid2=$(sbatch --parsable --kill-on-invalid-dep=yes --dependency=afterok:"$jid2" \
+  --output=merge-%j.out --wrap "fairsight merge out2/shard-*-of-3.ndjson --ndjson out2/report.ndjson ${models[*]}")
+jobs+=("$mid2")
+echo "slurm test: streamed array job $jid2 and its merge job $mid2 submitted"
+deadline=$((SECONDS + 150))
+while [ -n "$(squeue -h -j "$jid2,$mid2" -o %i 2>/dev/null)" ]; do
+  [ $SECONDS -lt $deadline ] || fail "jobs $jid2 and $mid2 still queued or running after 150 s"
+  sleep 0.5
+done
+records=$( (scontrol -o show job "$jid2"; scontrol -o show job "$mid2") 2>&1 || true)
+done_ok=$(echo "$records" | grep -c 'JobState=COMPLETED .*ExitCode=0:0' || true)
+if [ "$done_ok" != 4 ]; then
+  echo "$records" >&2
+  [ -f "merge-$mid2.out" ] && cat "merge-$mid2.out" >&2
+  fail "only $done_ok of the 4 streamed jobs (3 tasks, the merge) completed with exit code 0"
+fi
+jobs=()
+for k in 1 2 3; do [ -s "out2/shard-$k-of-3.ndjson" ] || fail "no out2/shard-$k-of-3.ndjson"; done
+
 # One run over the whole file, outside Slurm and with no cache, with the same flags.
 fairsight analyze "$games" "${settings[@]}" "${models[@]}" --jobs 2 --quiet \
-  --json whole.json --pgn whole.pgn
+  --json whole.json --pgn whole.pgn --ndjson whole.ndjson
 cmp out/report.json whole.json || fail "the merged JSON report differs from the single run's"
 cmp out/report.pgn whole.pgn || fail "the merged annotated PGN differs from the single run's"
+cmp out2/report.ndjson whole.ndjson \
+  || fail "the merged streamed report differs from the single run's"
 node -e '
   const r = JSON.parse(require("fs").readFileSync("whole.json"));
   if (r.games.length !== 6 || !r.assessment || !r.classifier || !r.calibration)
@@ -129,5 +156,6 @@ node -e '
 '
 echo "slurm test: ok: 3 array tasks ($entries cache entries shared) and the merge job on Slurm" \
   "equal a single run byte for byte ($(wc -c <whole.json) bytes of JSON," \
-  "$(wc -c <whole.pgn) of PGN); cluster start ${cluster_s}s, Slurm jobs ${slurm_s}s," \
+  "$(wc -c <whole.pgn) of PGN), and so do 3 streamed tasks and their merge" \
+  "($(wc -c <whole.ndjson) bytes); cluster start ${cluster_s}s, Slurm jobs ${slurm_s}s," \
   "in all $((SECONDS - started_at))s"
