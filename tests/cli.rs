@@ -1873,6 +1873,15 @@ fn three_shards_merge_into_the_whole_runs_report_byte_for_byte() {
         assert_eq!(o.status.code(), Some(2), "{why}: {}", stderr(&o));
         assert!(stderr(&o).contains(why), "{why}: {}", stderr(&o));
         assert!(!out.exists(), "{why}: no merged file when refused");
+        let left: Vec<String> = std::fs::read_dir(out.parent().unwrap())
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.starts_with("shards-refused.ndjson.partial"))
+            .collect();
+        assert!(
+            left.is_empty(),
+            "{why}: a partial file left behind: {left:?}"
+        );
     };
     refused_streamed(
         &[n1, n2, s3],

@@ -423,18 +423,28 @@ fn merge_streamed(
 }
 
 /// The merged streamed report's file, written beside it and renamed over it once whole
-/// (a refused or failed merge leaves no file that looks complete), or stdout.
+/// (a refused or failed merge removes it again and leaves no file), or stdout.
 struct Output {
-    out: Box<dyn Write>,
+    out: Option<Box<dyn Write>>,
     /// (temporary file, final path) for a file.
     paths: Option<(PathBuf, PathBuf)>,
+}
+
+impl Drop for Output {
+    /// A merge that did not finish removes its temporary file.
+    fn drop(&mut self) {
+        if let (Some(out), Some((tmp, _))) = (self.out.take(), &self.paths) {
+            drop(out);
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
 }
 
 impl Output {
     fn create(path: &Path) -> Result<Output> {
         if path == Path::new("-") {
             return Ok(Output {
-                out: Box::new(std::io::stdout()),
+                out: Some(Box::new(std::io::BufWriter::new(std::io::stdout()))),
                 paths: None,
             });
         }
@@ -443,7 +453,7 @@ impl Output {
         let tmp = path.with_file_name(name);
         let file = File::create(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
         Ok(Output {
-            out: Box::new(std::io::BufWriter::new(file)),
+            out: Some(Box::new(std::io::BufWriter::new(file))),
             paths: Some((tmp, path.to_owned())),
         })
     }
@@ -454,17 +464,28 @@ impl Output {
             .as_ref()
             .map_or("stdout".into(), |(_, p)| p.display().to_string());
         self.out
+            .as_mut()
+            .expect("invariant: written before finish")
             .write_all(line.as_bytes())
             .with_context(|| format!("cannot write {shown}"))
     }
 
     fn finish(mut self) -> Result<()> {
-        self.out.flush().context("cannot write the merged report")?;
-        drop(self.out);
-        if let Some((tmp, path)) = &self.paths {
-            std::fs::rename(tmp, path)
-                .with_context(|| format!("cannot write {}", path.display()))?;
+        let mut out = self.out.take().expect("invariant: finished once");
+        let flushed = out.flush();
+        drop(out);
+        let renamed = flushed
+            .context("cannot write the merged report")
+            .and_then(|()| match &self.paths {
+                Some((tmp, path)) => std::fs::rename(tmp, path)
+                    .with_context(|| format!("cannot write {}", path.display())),
+                None => Ok(()),
+            });
+        if renamed.is_err()
+            && let Some((tmp, _)) = &self.paths
+        {
+            let _ = std::fs::remove_file(tmp);
         }
-        Ok(())
+        renamed
     }
 }
