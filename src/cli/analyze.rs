@@ -25,7 +25,7 @@ use super::{
     BUILTIN_BOOK,
     args::{AnalyzeArgs, Mode, validate},
     cache::{FNV1A_EMPTY, fnv1a_more},
-    output::{stdout, write_outputs},
+    output::{any_to_stdout, stdout, write_outputs},
     pool::{Run, RunOutcome, Runner},
     quick, usage_error,
 };
@@ -222,15 +222,13 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
         }
         write_outputs(&args, &v, &report, &json)?;
     }
-    let to_stdout = [
+    let to_stdout = any_to_stdout(&[
         &args.json,
         &args.ndjson,
         &args.pgn,
         &args.log,
         &args.results,
-    ]
-    .iter()
-    .any(|p| p.as_deref() == Some(Path::new("-")));
+    ]);
     if !args.quiet && !to_stdout {
         let mut text = String::new();
         if args.mode == Mode::Quick && v.full_for.is_none() {

@@ -21,7 +21,7 @@ use fairsight::{
 };
 
 use super::{
-    output::{stdout, write_to},
+    output::{any_to_stdout, stdout, write_to},
     usage_error,
 };
 
@@ -187,15 +187,13 @@ pub(crate) fn merge(args: MergeArgs) -> Result<ExitCode> {
     if let Some(path) = &args.results {
         write_to(path, &matchlog::results(&report, &tested))?;
     }
-    let to_stdout = [
+    let to_stdout = any_to_stdout(&[
         &args.json,
         &args.ndjson,
         &args.pgn,
         &args.log,
         &args.results,
-    ]
-    .iter()
-    .any(|p| p.as_deref() == Some(Path::new("-")));
+    ]);
     if !args.quiet && !to_stdout {
         stdout(&render::player_table(&report));
     }

@@ -17,6 +17,11 @@ pub(crate) fn stdout(text: &str) {
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
+/// Whether any of these outputs is stdout (`-`): then no player table goes there too.
+pub(crate) fn any_to_stdout(outputs: &[&Option<std::path::PathBuf>]) -> bool {
+    outputs.iter().any(|p| p.as_deref() == Some(Path::new("-")))
+}
+
 pub(crate) fn write_to(path: &Path, text: &str) -> Result<()> {
     if path == Path::new("-") {
         stdout(text);
