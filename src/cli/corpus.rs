@@ -120,6 +120,10 @@ pub struct AddArgs {
     /// Also write the report of the games analysed now (the direct analysis).
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Grow one split: take only the games whose players are all in it or new, and from
+    /// now on send this source's games of two new players to it (not by event and site).
+    #[arg(long, value_enum)]
+    split: Option<Split>,
 }
 
 #[derive(Args)]
@@ -448,6 +452,10 @@ pub struct Manifest {
     /// folder whose manifest gives every game its split and every player theirs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub splits_from: Option<PathBuf>,
+    /// Sources whose games of two new players go to this split, not to one drawn by
+    /// event and site (`corpus add --split`, to grow a split that came out small).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub new_players: BTreeMap<String, Split>,
 }
 
 #[derive(Debug, Default, Clone, Serialize, Deserialize)]
@@ -563,7 +571,8 @@ impl Manifest {
     /// player keeps the split of their first game, so no player is in two splits; a game
     /// between two players already in different splits gets [`Split::None`]; a game of
     /// two new players goes by a hash of its source, event and site (a tournament's games
-    /// stay together; a lichess game's site is its own address).
+    /// stay together; a lichess game's site is its own address), or to the split its
+    /// source sends new players to ([`Manifest::new_players`]).
     fn assign(&mut self, r: &Record, reserved: bool) -> Split {
         if r.label == Label::Engine {
             return if reserved {
@@ -590,6 +599,7 @@ impl Manifest {
             match known.as_slice() {
                 [a, b] if a != b => return Split::None,
                 [a, ..] => *a,
+                [] if self.new_players.contains_key(&r.source) => self.new_players[&r.source],
                 [] => hash_split(&format!(
                     "{}|{}|{}",
                     r.source,
@@ -752,7 +762,13 @@ fn add(a: AddArgs) -> Result<ExitCode> {
             s.label.unwrap_or(a.label)
         ));
     }
-    let (eligible, picked) = select(&String::from_utf8_lossy(&bytes), &a.select);
+    let (eligible, mut picked) = select(&String::from_utf8_lossy(&bytes), &a.select);
+    if let Some(split) = a.split {
+        match grow_split(&a, split, &manifest, &mut picked) {
+            Ok(()) => {}
+            Err(msg) => return super::usage_error(msg),
+        }
+    }
     let total = picked.len();
     // A game already stored is not analysed again, but it must be the same cut of the
     // same game: another --skip-min or --max-plies, or an edited file, is an error.
@@ -850,6 +866,45 @@ fn add(a: AddArgs) -> Result<ExitCode> {
         stored.written,
         &manifest,
     ))
+}
+
+/// `corpus add --split`: keeps the picked games whose players are all in `split` or new,
+/// and records (at once, so that a stopped run's games are assigned alike by `corpus
+/// manifest`) that this source's games of two new players go to `split`.
+fn grow_split(
+    a: &AddArgs,
+    split: Split,
+    manifest: &Manifest,
+    picked: &mut Vec<Picked>,
+) -> std::result::Result<(), String> {
+    if split == Split::None {
+        return Err("--split: train, validation or test".into());
+    }
+    if a.label == Label::Engine {
+        return Err("--split: engine games are split by game, not by player".into());
+    }
+    if let Some(other) = manifest.new_players.get(&a.source)
+        && *other != split
+    {
+        return Err(format!(
+            "--split: the new players of {} already go to {other:?}",
+            a.source
+        ));
+    }
+    picked.retain(|p| {
+        ["White", "Black"].iter().all(|t| {
+            let needle = format!("[{t} \"");
+            let name = p.pgn.lines().find_map(|l| {
+                l.strip_prefix(&needle)
+                    .and_then(|v| v.strip_suffix("\"]"))
+                    .map(str::to_owned)
+            });
+            player_key(name).is_none_or(|n| manifest.players.get(&n).is_none_or(|s| *s == split))
+        })
+    });
+    let mut m = Manifest::load(&a.corpus).map_err(|e| format!("{e:#}"))?;
+    m.new_players.insert(a.source.clone(), split);
+    m.save(&a.corpus).map_err(|e| format!("{e:#}"))
 }
 
 /// `corpus quick`: the chosen games of `--from` analysed again at the quick settings,
@@ -1436,6 +1491,27 @@ mod tests {
         assert_eq!(
             m.assign(&rec("h/6", Label::Human, "Hal", "Ivy", "E1"), true),
             Split::None
+        );
+        // A source whose new players go to one split (`corpus add --split`): a game of
+        // two new players goes there whatever its event; known players keep theirs.
+        let grown = [Split::Train, Split::Validation, Split::Test]
+            .into_iter()
+            .find(|s| *s != hash_split("g|E1|"))
+            .unwrap();
+        m.new_players.insert("g".into(), grown);
+        assert_eq!(
+            m.assign_test(&rec("g/1", Label::Human, "Jo", "Kim", "E1")),
+            grown
+        );
+        assert_eq!(m.players["kim"], grown);
+        assert_eq!(
+            m.assign_test(&rec("g/2", Label::Human, "Lou", "Ann", "E1")),
+            first
+        );
+        assert_eq!(
+            m.assign_test(&rec("h/8", Label::Human, "Max", "Ned", "E1")),
+            hash_split("h|E1|"),
+            "other sources keep the drawn split"
         );
         // Missing or unknown names are nobody.
         assert_eq!(player_key(Some("?".into())), None);

@@ -733,9 +733,11 @@ fn fit(a: FitArgs) -> Result<()> {
         ranges,
         late_reference,
     };
-    // A player of five or more games: `look closer` also above every pseudo-player of
-    // the validation split built from clean human sides (five pooled sides each).
-    let players = pseudo_players(&a.corpus, Split::Validation, &model)?;
+    // A player of five or more games: `look closer` above every clean pseudo-player of
+    // the validation split (five pooled sides each, both sides of each game, in five
+    // overlapping groupings) and above the 99.9th percentile of a normal fitted to their
+    // logits (the per-player goal is 0.1%, far below one in the few hundred there are).
+    let players = pseudo_players(&a.corpus, Split::Validation, &model, 5)?;
     card.push('\n');
     for v in &mut model.variants {
         let basis = v.basis();
@@ -745,9 +747,10 @@ fn fit(a: FitArgs) -> Result<()> {
             .map(|p| p.probability)
             .collect();
         let top = human.iter().copied().fold(0.0_f64, f64::max);
-        v.look_closer_player = v.look_closer.max((top + 1e-9).min(0.999));
+        let tail = normal_tail(&human, Z_PLAYER);
+        v.look_closer_player = v.look_closer.max((top + 1e-9).max(tail).min(0.999));
         card.push_str(&format!(
-            "players of 5+ games, {basis}: look closer from {:.3} (above the highest of {} validation pseudo-players of clean human sides, {top:.3}, and never below a side's threshold)  \n",
+            "players of 5+ games, {basis}: look closer from {:.3} (never below a side's threshold; the highest of {} overlapping validation pseudo-players of clean human sides {top:.3}, the 99.9th percentile of a normal fitted to their logits {tail:.3})  \n",
             v.look_closer_player,
             human.len()
         ));
@@ -757,6 +760,28 @@ fn fit(a: FitArgs) -> Result<()> {
     print!("{card}");
     eprintln!("fairsight: wrote {}", a.out.display());
     Ok(())
+}
+
+/// The normal quantile of the per-player goal (0.1% false positives): 99.9th percentile.
+const Z_PLAYER: f64 = 3.090_232;
+
+/// The probability at `z` standard deviations above the mean of the probabilities'
+/// logits (0 for fewer than 10: no tail can be told from so few).
+fn normal_tail(probabilities: &[f64], z: f64) -> f64 {
+    if probabilities.len() < 10 {
+        return 0.0;
+    }
+    let logits: Vec<f64> = probabilities
+        .iter()
+        .map(|p| {
+            let p = p.clamp(1e-6, 1.0 - 1e-6);
+            (p / (1.0 - p)).ln()
+        })
+        .collect();
+    let n = logits.len() as f64;
+    let mean = logits.iter().sum::<f64>() / n;
+    let sd = (logits.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    1.0 / (1.0 + (-(mean + z * sd)).exp())
 }
 
 /// The kinds of assistance an expert is fitted for, in model order.
@@ -1417,54 +1442,66 @@ struct PseudoPlayer {
     probability: f64,
     /// The model that assessed it (`Assessment::basis`).
     basis: String,
+    /// Its game sides: corpus id, side and rating tag.
+    members: Vec<String>,
 }
 
 /// Pseudo-players of five games each, for the per-player error rates: the split's human
-/// sides grouped by rating (five in a row in Elo order, one side per game), the
-/// engine-assisted sides by kind; each group's sides renamed to one player in the stored
-/// PGN and the set rebuilt (no engine), so that each pseudo-player's assessment pools its
-/// five games as a real player's would.
+/// sides grouped by rating (five in a row in Elo order; White sides and Black sides
+/// apart, so that no pseudo-player holds both sides of one game), the engine-assisted
+/// sides by kind (one side per game); each group's sides renamed to one player in the
+/// stored PGN and the set rebuilt (no engine), so that each pseudo-player's assessment
+/// pools its five games as a real player's would.
+///
+/// `groupings` > 1 also groups the human sides from the 2nd, 3rd, ... side on (each side
+/// then in up to that many pseudo-players): more, overlapping clean players, whose
+/// highest is a stricter bound for a threshold (the fit), not independent counts (the
+/// evaluation uses 1).
 fn pseudo_players(
     corpus: &std::path::Path,
     split: Split,
     model: &AssessmentModel,
+    groupings: usize,
 ) -> Result<Vec<PseudoPlayer>> {
     let records = load_records(corpus, &[], None, Some(split))?;
-    // (kind, elo, record index, side)
-    let mut sides: Vec<(Kind, Option<f64>, usize, &str)> = Vec::new();
+    // (kind, pool, elo, record index, side)
+    let mut sides: Vec<(Kind, u8, Option<f64>, usize, &str)> = Vec::new();
     for (i, r) in records.iter().enumerate() {
-        let side = match r.label {
+        let scored: &[&str] = match r.label {
             Label::Switched => match r.tag("Switched").as_deref() {
-                Some("black") => "Black",
-                _ => "White",
+                Some("black") => &["Black"],
+                _ => &["White"],
             },
-            _ if r.game % 2 == 0 => "White",
-            _ => "Black",
+            Label::Human => &["White", "Black"],
+            _ if r.game % 2 == 0 => &["White"],
+            _ => &["Black"],
         };
-        let elo = r
-            .tag(&format!("{side}Elo"))
-            .and_then(|v| v.trim().parse::<f64>().ok())
-            .filter(|e| *e > 0.0);
-        let kind = match r.label {
-            Label::Human => Kind::Human,
-            Label::Switched => Kind::Switched,
-            Label::Engine if elo.is_some_and(|e| e > 3000.0) => Kind::TopEngine,
-            Label::Engine => Kind::WeakEngine,
-        };
-        sides.push((kind, elo, i, side));
+        for (pool, side) in scored.iter().enumerate() {
+            let elo = r
+                .tag(&format!("{side}Elo"))
+                .and_then(|v| v.trim().parse::<f64>().ok())
+                .filter(|e| *e > 0.0);
+            let kind = match r.label {
+                Label::Human => Kind::Human,
+                Label::Switched => Kind::Switched,
+                Label::Engine if elo.is_some_and(|e| e > 3000.0) => Kind::TopEngine,
+                Label::Engine => Kind::WeakEngine,
+            };
+            sides.push((kind, pool as u8, elo, i, side));
+        }
     }
     sides.sort_by(|a, b| {
-        (a.0, a.1.unwrap_or(f64::MAX))
-            .partial_cmp(&(b.0, b.1.unwrap_or(f64::MAX)))
+        (a.0, a.1, a.2.unwrap_or(f64::MAX))
+            .partial_cmp(&(b.0, b.1, b.2.unwrap_or(f64::MAX)))
             .unwrap_or(std::cmp::Ordering::Equal)
     });
     let mut members = Vec::new();
-    let mut kinds = Vec::new();
+    let mut groups: Vec<(Kind, Vec<String>)> = Vec::new();
     let human: Vec<f64> = sorted(
         sides
             .iter()
             .filter(|s| s.0 == Kind::Human)
-            .filter_map(|s| s.1)
+            .filter_map(|s| s.2)
             .collect(),
     );
     for kind in [
@@ -1473,36 +1510,56 @@ fn pseudo_players(
         Kind::WeakEngine,
         Kind::Switched,
     ] {
-        let of_kind: Vec<_> = sides.iter().filter(|s| s.0 == kind).collect();
-        for group in of_kind.chunks_exact(5) {
-            let name = format!("pseudo-player {}", kinds.len());
-            // An engine is scored against a drawn human rating, as in `rows`; a group
-            // of limited engines (sorted by tag) against one below its weakest.
-            let rating = matches!(kind, Kind::TopEngine | Kind::WeakEngine)
-                .then(|| engine_rating(&human, group[0].1, &name))
-                .flatten();
-            for (_, _, i, side) in group {
-                let mut r = records[*i].clone();
-                let needle = format!("[{side} \"");
-                let elo_needle = format!("[{side}Elo \"");
-                r.pgn = r
-                    .pgn
-                    .lines()
-                    .map(|l| {
-                        if l.starts_with(&needle) {
-                            format!("[{side} \"{name}\"]")
-                        } else if let (Some(e), true) = (rating, l.starts_with(&elo_needle)) {
-                            format!("[{side}Elo \"{e}\"]")
-                        } else {
-                            l.to_owned()
-                        }
-                    })
-                    .collect::<Vec<_>>()
-                    .join("\n")
-                    + "\n";
-                members.push(r);
+        let starts = if kind == Kind::Human {
+            0..groupings.clamp(1, 5)
+        } else {
+            0..1
+        };
+        for pool in 0..2 {
+            let of_kind: Vec<_> = sides
+                .iter()
+                .filter(|s| s.0 == kind && s.1 == pool)
+                .collect();
+            for start in starts.clone() {
+                for group in of_kind.get(start..).unwrap_or_default().chunks_exact(5) {
+                    let name = format!("pseudo-player {}", groups.len());
+                    // An engine is scored against a drawn human rating, as in `rows`; a
+                    // group of limited engines (sorted by tag) against one below its
+                    // weakest.
+                    let rating = matches!(kind, Kind::TopEngine | Kind::WeakEngine)
+                        .then(|| engine_rating(&human, group[0].2, &name))
+                        .flatten();
+                    let mut ids = Vec::new();
+                    for (_, _, elo, i, side) in group {
+                        let mut r = records[*i].clone();
+                        ids.push(format!(
+                            "{} {side} {}",
+                            r.id,
+                            elo.map_or("-".into(), |e| e.to_string())
+                        ));
+                        let needle = format!("[{side} \"");
+                        let elo_needle = format!("[{side}Elo \"");
+                        r.pgn = r
+                            .pgn
+                            .lines()
+                            .map(|l| {
+                                if l.starts_with(&needle) {
+                                    format!("[{side} \"{name}\"]")
+                                } else if let (Some(e), true) = (rating, l.starts_with(&elo_needle))
+                                {
+                                    format!("[{side}Elo \"{e}\"]")
+                                } else {
+                                    l.to_owned()
+                                }
+                            })
+                            .collect::<Vec<_>>()
+                            .join("\n")
+                            + "\n";
+                        members.push(r);
+                    }
+                    groups.push((kind, ids));
+                }
             }
-            kinds.push(kind);
         }
     }
     if members.is_empty() {
@@ -1512,7 +1569,7 @@ fn pseudo_players(
     let calibration =
         Calibration::builtin().filter(|c| c.applies_to(&report.settings, &report.engine));
     let mut out = Vec::new();
-    for (k, kind) in kinds.iter().enumerate() {
+    for (k, (kind, ids)) in groups.into_iter().enumerate() {
         let name = format!("pseudo-player {k}");
         let Some(p) = report.players.iter().find(|p| p.name == name) else {
             continue;
@@ -1538,10 +1595,11 @@ fn pseudo_players(
             })
             .and_then(|s| model.assess(&s));
         out.push(PseudoPlayer {
-            kind: *kind,
+            kind,
             level: a.as_ref().map(|a| a.level),
             probability: a.as_ref().map_or(f64::NAN, |a| a.probability),
             basis: a.map(|a| a.basis).unwrap_or_default(),
+            members: ids,
         });
     }
     Ok(out)
@@ -1794,7 +1852,7 @@ fn eval(a: EvalArgs) -> Result<()> {
             );
         }
     }
-    let players = pseudo_players(&a.corpus, a.split, model)?;
+    let players = pseudo_players(&a.corpus, a.split, model, 1)?;
     let _ = writeln!(
         out,
         "\nper player of 5 games (pseudo-players: five game sides of one kind, humans of similar rating, pooled):"
@@ -1823,6 +1881,20 @@ fn eval(a: EvalArgs) -> Result<()> {
             100.0 * hi
         );
     }
+    let mut clean: Vec<&PseudoPlayer> = players
+        .iter()
+        .filter(|p| p.kind == Kind::Human && !p.probability.is_nan())
+        .collect();
+    clean.sort_by(|a, b| b.probability.total_cmp(&a.probability));
+    for p in clean.iter().take(3) {
+        let _ = writeln!(
+            out,
+            "  a highest clean pseudo-player: {:.3} ({}; {})",
+            p.probability,
+            p.basis,
+            p.members.join(", ")
+        );
+    }
     let (ps, pl): (Vec<f64>, Vec<bool>) = players
         .iter()
         .filter(|p| !p.probability.is_nan())
@@ -1836,6 +1908,20 @@ fn eval(a: EvalArgs) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_player_tail_lies_above_the_clean_players_logits() {
+        // Logits -3..=3 in steps of 1, repeated: mean 0, sd 2.0 (sample).
+        let p: Vec<f64> = (0..14)
+            .map(|i| 1.0 / (1.0 + (-((i % 7) as f64 - 3.0)).exp()))
+            .collect();
+        let sd = (p.len() as f64 * 4.0 / (p.len() as f64 - 1.0)).sqrt();
+        let expected = 1.0 / (1.0 + (-(Z_PLAYER * sd)).exp());
+        assert!((normal_tail(&p, Z_PLAYER) - expected).abs() < 1e-12);
+        assert!(normal_tail(&p, Z_PLAYER) > p.iter().copied().fold(0.0, f64::max));
+        // Too few players: no tail.
+        assert_eq!(normal_tail(&p[..9], Z_PLAYER), 0.0);
+    }
 
     #[test]
     fn out_of_fold_probabilities_replace_the_classifier_summaries_of_their_games_only() {
