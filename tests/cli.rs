@@ -1301,6 +1301,51 @@ fn the_corpus_stores_games_once_and_rebuilds_their_report_byte_for_byte() {
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("pick another name"), "{}", stderr(&o));
+    // Growing one split: Ann and Ben are new, so their first game goes to the split
+    // asked for (whatever its event's hash), and their second game follows them.
+    let rated = fixture("rated.pgn");
+    let add_split = |file: &Path, label: &str, source: &str, split: &str| {
+        fairsight(&[
+            "corpus",
+            "add",
+            file.to_str().unwrap(),
+            "--label",
+            label,
+            "--source",
+            source,
+            "--split",
+            split,
+            "--rated",
+            "--games",
+            "2",
+            "--min-plies",
+            "10",
+            "--depth",
+            "6",
+            "--jobs",
+            "2",
+            "--corpus",
+            corpus.to_str().unwrap(),
+        ])
+    };
+    let o = add_split(&rated, "human", "fixture-rated", "test");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let manifest = read_json(&corpus.join("manifest.json"));
+    assert_eq!(manifest["newPlayers"]["fixture-rated"], "test");
+    for id in ["fixture-rated/1", "fixture-rated/2"] {
+        assert_eq!(manifest["games"][id]["split"], "test", "{id}");
+    }
+    assert_eq!(manifest["players"]["ann"], "test");
+    // Their games in another source cannot grow validation: none is taken.
+    let copy = dir.join("rated-copy.pgn");
+    std::fs::copy(&rated, &copy).unwrap();
+    let o = add_split(&copy, "human", "fixture-rated-2", "validation");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("0 taken"), "{}", stderr(&o));
+    // Engine games are split by game.
+    let o = add_split(&copy, "engine", "fixture-rated-3", "test");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("split by game"), "{}", stderr(&o));
 }
 
 fn flate2_read(path: &Path) -> flate2::read::GzDecoder<std::fs::File> {
