@@ -77,6 +77,34 @@ settings=(--depth 4)
 models=(--calibration "$work/regan-calibration.json" --model "$work/move-classifier.json"
   --assessment "$work/assessment.json")
 
+# Waits for an array job and its merge job to leave the queue, polling every half second
+# (`sbatch --wait` sleeps 2, then 8, then 32 s between its polls: the jobs took 17 s, the
+# test 43 s with it), then requires its 3 tasks and the merge to have completed with exit
+# code 0 (Slurm keeps ended jobs' records for MinJobAge, 300 s). $3: the jobs' kind, for
+# messages ("" or "streamed ").
+await_jobs() {
+  local array=$1 merge=$2 what=$3 deadline=$((SECONDS + 150)) records done_ok f k
+  while [ -n "$(squeue -h -j "$array,$merge" -o %i 2>/dev/null)" ]; do
+    [ $SECONDS -lt $deadline ] \
+      || fail "${what}jobs $array and $merge still queued or running after 150 s"
+    sleep 0.5
+  done
+  records=$( (scontrol -o show job "$array"; scontrol -o show job "$merge") 2>&1 || true)
+  echo "$records" | awk '{ s = ""; for (i = 1; i <= NF; i++)
+    if ($i ~ /^(JobId|ArrayTaskId|JobState|ExitCode)=/) s = s " " $i; print "slurm test:" s }'
+  done_ok=$(echo "$records" | grep -c 'JobState=COMPLETED .*ExitCode=0:0' || true)
+  for k in 1 2 3; do
+    f=fairsight-${array}_$k.out
+    [ -f "$f" ] || fail "task $k of ${what}array $array left no $f: did it run?"
+    if [ -s "$f" ]; then echo "--- $f"; cat "$f"; fi
+  done
+  if [ "$done_ok" != 4 ]; then
+    [ -f "merge-$merge.out" ] && cat "merge-$merge.out" >&2
+    fail "only $done_ok of the 4 ${what}jobs (3 tasks, the merge) completed with exit code 0"
+  fi
+  tail -n1 "merge-$merge.out"
+}
+
 # The README's commands, run from $work: the array, then the merge once it succeeded.
 cd "$work"
 jid=$(sbatch --parsable --array=1-3 "$root/scripts/slurm/fairsight-array.sbatch" \
@@ -89,29 +117,7 @@ mid=$(sbatch --parsable --kill-on-invalid-dep=yes --dependency=afterok:"$jid" \
   --output=merge-%j.out --wrap "$merge_cmd")
 jobs+=("$mid")
 echo "slurm test: merge job $mid submitted (after $jid)"
-# Wait for both to leave the queue, polling every half second (`sbatch --wait` sleeps 2,
-# then 8, then 32 s between its polls: the jobs took 17 s, the test 43 s with it).
-deadline=$((SECONDS + 150))
-while [ -n "$(squeue -h -j "$jid,$mid" -o %i 2>/dev/null)" ]; do
-  [ $SECONDS -lt $deadline ] || fail "jobs $jid and $mid still queued or running after 150 s"
-  sleep 0.5
-done
-# Every task and the merge must have completed with exit code 0 (Slurm keeps ended jobs'
-# records for MinJobAge, 300 s).
-records=$( (scontrol -o show job "$jid"; scontrol -o show job "$mid") 2>&1 || true)
-echo "$records" | awk '{ s = ""; for (i = 1; i <= NF; i++)
-  if ($i ~ /^(JobId|ArrayTaskId|JobState|ExitCode)=/) s = s " " $i; print "slurm test:" s }'
-done_ok=$(echo "$records" | grep -c 'JobState=COMPLETED .*ExitCode=0:0' || true)
-for k in 1 2 3; do
-  f=fairsight-${jid}_$k.out
-  [ -f "$f" ] || fail "task $k of array $jid left no $f: did it run?"
-  if [ -s "$f" ]; then echo "--- $f"; cat "$f"; fi
-done
-if [ "$done_ok" != 4 ]; then
-  [ -f "merge-$mid.out" ] && cat "merge-$mid.out" >&2
-  fail "only $done_ok of the 4 jobs (3 tasks, the merge) completed with exit code 0"
-fi
-tail -n1 "merge-$mid.out"
+await_jobs "$jid" "$mid" ""
 jobs=()
 for k in 1 2 3; do [ -s "out/shard-$k-of-3.json" ] || fail "no out/shard-$k-of-3.json"; done
 entries=$(find out/cache -type f ! -name '*.tmp.*' | wc -l)
@@ -127,18 +133,7 @@ mid2=$(sbatch --parsable --kill-on-invalid-dep=yes --dependency=afterok:"$jid2" 
   --output=merge-%j.out --wrap "fairsight merge out2/shard-*-of-3.ndjson --ndjson out2/report.ndjson ${models[*]}")
 jobs+=("$mid2")
 echo "slurm test: streamed array job $jid2 and its merge job $mid2 submitted"
-deadline=$((SECONDS + 150))
-while [ -n "$(squeue -h -j "$jid2,$mid2" -o %i 2>/dev/null)" ]; do
-  [ $SECONDS -lt $deadline ] || fail "jobs $jid2 and $mid2 still queued or running after 150 s"
-  sleep 0.5
-done
-records=$( (scontrol -o show job "$jid2"; scontrol -o show job "$mid2") 2>&1 || true)
-done_ok=$(echo "$records" | grep -c 'JobState=COMPLETED .*ExitCode=0:0' || true)
-if [ "$done_ok" != 4 ]; then
-  echo "$records" >&2
-  [ -f "merge-$mid2.out" ] && cat "merge-$mid2.out" >&2
-  fail "only $done_ok of the 4 streamed jobs (3 tasks, the merge) completed with exit code 0"
-fi
+await_jobs "$jid2" "$mid2" "streamed "
 jobs=()
 for k in 1 2 3; do [ -s "out2/shard-$k-of-3.ndjson" ] || fail "no out2/shard-$k-of-3.ndjson"; done
 
