@@ -1444,6 +1444,8 @@ struct PseudoPlayer {
     basis: String,
     /// Its game sides: corpus id, side and rating tag.
     members: Vec<String>,
+    /// What moved its probability most: signal, value and effect.
+    reasons: Vec<String>,
 }
 
 /// Pseudo-players of five games each, for the per-player error rates: the split's human
@@ -1594,8 +1596,15 @@ fn pseudo_players(
                 _ => s,
             })
             .and_then(|s| model.assess(&s));
+        let reasons = a.as_ref().map_or_else(Vec::new, |a| {
+            a.reasons
+                .iter()
+                .map(|r| format!("{} {:.2} ({:+.2})", r.signal, r.value, r.effect))
+                .collect()
+        });
         out.push(PseudoPlayer {
             kind,
+            reasons,
             level: a.as_ref().map(|a| a.level),
             probability: a.as_ref().map_or(f64::NAN, |a| a.probability),
             basis: a.map(|a| a.basis).unwrap_or_default(),
@@ -1889,10 +1898,11 @@ fn eval(a: EvalArgs) -> Result<()> {
     for p in clean.iter().take(3) {
         let _ = writeln!(
             out,
-            "  a highest clean pseudo-player: {:.3} ({}; {})",
+            "  a highest clean pseudo-player: {:.3} ({}; {}; reasons: {})",
             p.probability,
             p.basis,
-            p.members.join(", ")
+            p.members.join(", "),
+            p.reasons.join(", ")
         );
     }
     let (ps, pl): (Vec<f64>, Vec<bool>) = players
