@@ -1125,16 +1125,29 @@ fn the_corpus_stores_games_once_and_rebuilds_their_report_byte_for_byte() {
     let corpus = dir.join("corpus");
     let direct = dir.join("direct.json");
     let selfplay = fixture("selfplay.pgn");
-    // Engine games after their 4-ply "book", at most `max_plies` plies each, shallow.
-    let add_cut = |games: &str, max_plies: &str, json: Option<&Path>| {
+    // `corpus add` of a file into this corpus, shallow.
+    let corpus_add = |file: &Path, label: &str, source: &str, more: &[&str]| {
         let mut args = vec![
             "corpus",
             "add",
-            selfplay.to_str().unwrap(),
+            file.to_str().unwrap(),
             "--label",
-            "engine",
+            label,
             "--source",
-            "fixture-selfplay",
+            source,
+            "--depth",
+            "6",
+            "--jobs",
+            "2",
+            "--corpus",
+            corpus.to_str().unwrap(),
+        ];
+        args.extend(more);
+        fairsight(&args)
+    };
+    // Engine games after their 4-ply "book", at most `max_plies` plies each.
+    let add_cut = |games: &str, max_plies: &str, json: Option<&Path>| {
+        let mut more = vec![
             "--games",
             games,
             "--skip-min",
@@ -1143,17 +1156,11 @@ fn the_corpus_stores_games_once_and_rebuilds_their_report_byte_for_byte() {
             max_plies,
             "--min-plies",
             "10",
-            "--depth",
-            "6",
-            "--jobs",
-            "2",
-            "--corpus",
-            corpus.to_str().unwrap(),
         ];
         if let Some(j) = json {
-            args.extend(["--json", j.to_str().unwrap()]);
+            more.extend(["--json", j.to_str().unwrap()]);
         }
-        fairsight(&args)
+        corpus_add(&selfplay, "engine", "fixture-selfplay", &more)
     };
     let add = |games: &str, json: &Path| add_cut(games, "24", Some(json));
     let o = add("2", &direct);
@@ -1288,31 +1295,14 @@ fn the_corpus_stores_games_once_and_rebuilds_their_report_byte_for_byte() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("positions stored"), "{}", stderr(&o));
     // One source, one file and label.
-    let o = fairsight(&[
-        "corpus",
-        "add",
-        fixture("rated.pgn").to_str().unwrap(),
-        "--label",
-        "human",
-        "--source",
-        "fixture-selfplay",
-        "--corpus",
-        corpus.to_str().unwrap(),
-    ]);
+    let o = corpus_add(&fixture("rated.pgn"), "human", "fixture-selfplay", &[]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("pick another name"), "{}", stderr(&o));
     // Growing one split: Ann and Ben are new, so their first game goes to the split
     // asked for (whatever its event's hash), and their second game follows them.
     let rated = fixture("rated.pgn");
     let add_split = |file: &Path, label: &str, source: &str, split: &str| {
-        fairsight(&[
-            "corpus",
-            "add",
-            file.to_str().unwrap(),
-            "--label",
-            label,
-            "--source",
-            source,
+        let more = [
             "--split",
             split,
             "--rated",
@@ -1320,13 +1310,8 @@ fn the_corpus_stores_games_once_and_rebuilds_their_report_byte_for_byte() {
             "2",
             "--min-plies",
             "10",
-            "--depth",
-            "6",
-            "--jobs",
-            "2",
-            "--corpus",
-            corpus.to_str().unwrap(),
-        ])
+        ];
+        corpus_add(file, label, source, &more)
     };
     let o = add_split(&rated, "human", "fixture-rated", "test");
     assert!(o.status.success(), "{}", stderr(&o));

@@ -575,19 +575,20 @@ fn usable(r: &Row, rated: bool, clocks: bool) -> bool {
     (!rated || r.signals.rating.is_some()) && (!clocks || r.signals.clocks)
 }
 
+/// The log-odds of a probability kept off 0 and 1 (the fit's own: std's `ln`, so that
+/// refits reproduce the shipped files).
+fn logit(p: f64) -> f64 {
+    let p = p.clamp(1e-6, 1.0 - 1e-6);
+    (p / (1.0 - p)).ln()
+}
+
 /// Platt scaling: (a, b) maximising the likelihood of `labels` under
 /// `sigmoid(a·logit(score) + b)` (Newton's method, with Platt's target smoothing).
 fn platt(scores: &[f64], labels: &[bool]) -> (f64, f64) {
     let pos = labels.iter().filter(|l| **l).count() as f64;
     let neg = labels.len() as f64 - pos;
     let (tp, tn) = ((pos + 1.0) / (pos + 2.0), 1.0 / (neg + 2.0));
-    let x: Vec<f64> = scores
-        .iter()
-        .map(|p| {
-            let p = p.clamp(1e-6, 1.0 - 1e-6);
-            (p / (1.0 - p)).ln()
-        })
-        .collect();
+    let x: Vec<f64> = scores.iter().map(|p| logit(*p)).collect();
     let t: Vec<f64> = labels.iter().map(|l| if *l { tp } else { tn }).collect();
     let nll = |a: f64, b: f64| -> f64 {
         x.iter()
@@ -771,13 +772,7 @@ fn normal_tail(probabilities: &[f64], z: f64) -> f64 {
     if probabilities.len() < 10 {
         return 0.0;
     }
-    let logits: Vec<f64> = probabilities
-        .iter()
-        .map(|p| {
-            let p = p.clamp(1e-6, 1.0 - 1e-6);
-            (p / (1.0 - p)).ln()
-        })
-        .collect();
+    let logits: Vec<f64> = probabilities.iter().map(|p| logit(*p)).collect();
     let n = logits.len() as f64;
     let mean = logits.iter().sum::<f64>() / n;
     let sd = (logits.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
