@@ -125,6 +125,10 @@ pub struct EvalArgs {
     /// The split to evaluate on.
     #[arg(long, value_enum, default_value_t = Split::Test)]
     split: Split,
+    /// Games of each pseudo-player (5 or more: a player's threshold applies from 5);
+    /// several, comma-separated, for a table each.
+    #[arg(long, value_delimiter = ',', default_value = "5")]
+    player_games: Vec<usize>,
 }
 
 pub fn run(cmd: AssessCmd) -> Result<()> {
@@ -738,7 +742,7 @@ fn fit(a: FitArgs) -> Result<()> {
     // the validation split (five pooled sides each, both sides of each game, in five
     // overlapping groupings) and above the 99.9th percentile of a normal fitted to their
     // logits (the per-player goal is 0.1%, far below one in the few hundred there are).
-    let players = pseudo_players(&a.corpus, Split::Validation, &model, 5)?;
+    let players = pseudo_players(&a.corpus, Split::Validation, &model, 5, 5)?;
     card.push('\n');
     for v in &mut model.variants {
         let basis = v.basis();
@@ -1441,16 +1445,18 @@ struct PseudoPlayer {
     members: Vec<String>,
     /// What moved its probability most: signal, value and effect.
     reasons: Vec<String>,
+    /// The mean rating tag of its sides (`None` when one has none).
+    elo: Option<f64>,
 }
 
-/// Pseudo-players of five games each, for the per-player error rates: the split's human
-/// sides grouped by rating (five in a row in Elo order; White sides and Black sides
+/// Pseudo-players of `size` games each, for the per-player error rates: the split's human
+/// sides grouped by rating (`size` in a row in Elo order; White sides and Black sides
 /// apart, so that no pseudo-player holds both sides of one game), the engine-assisted
 /// sides by kind (one side per game); each group's sides renamed to one player in the
 /// stored PGN and the set rebuilt (no engine), so that each pseudo-player's assessment
-/// pools its five games as a real player's would.
+/// pools its games as a real player's would.
 ///
-/// `groupings` > 1 also groups the human sides from the 2nd, 3rd, ... side on (each side
+/// `groupings` > 1 (at most `size`) also groups the human sides from the 2nd, 3rd, ... side on (each side
 /// then in up to that many pseudo-players): more, overlapping clean players, whose
 /// highest is a stricter bound for a threshold (the fit), not independent counts (the
 /// evaluation uses 1).
@@ -1458,6 +1464,7 @@ fn pseudo_players(
     corpus: &std::path::Path,
     split: Split,
     model: &AssessmentModel,
+    size: usize,
     groupings: usize,
 ) -> Result<Vec<PseudoPlayer>> {
     let records = load_records(corpus, &[], None, Some(split))?;
@@ -1493,7 +1500,7 @@ fn pseudo_players(
             .unwrap_or(std::cmp::Ordering::Equal)
     });
     let mut members = Vec::new();
-    let mut groups: Vec<(Kind, Vec<String>)> = Vec::new();
+    let mut groups: Vec<(Kind, Vec<String>, Option<f64>)> = Vec::new();
     let human: Vec<f64> = sorted(
         sides
             .iter()
@@ -1508,7 +1515,7 @@ fn pseudo_players(
         Kind::Switched,
     ] {
         let starts = if kind == Kind::Human {
-            0..groupings.clamp(1, 5)
+            0..groupings.clamp(1, size)
         } else {
             0..1
         };
@@ -1518,7 +1525,7 @@ fn pseudo_players(
                 .filter(|s| s.0 == kind && s.1 == pool)
                 .collect();
             for start in starts.clone() {
-                for group in of_kind.get(start..).unwrap_or_default().chunks_exact(5) {
+                for group in of_kind.get(start..).unwrap_or_default().chunks_exact(size) {
                     let name = format!("pseudo-player {}", groups.len());
                     // An engine is scored against a drawn human rating, as in `rows`; a
                     // group of limited engines (sorted by tag) against one below its
@@ -1554,7 +1561,8 @@ fn pseudo_players(
                             + "\n";
                         members.push(r);
                     }
-                    groups.push((kind, ids));
+                    let elo = group.iter().map(|s| s.2).sum::<Option<f64>>();
+                    groups.push((kind, ids, elo.map(|e| e / group.len() as f64)));
                 }
             }
         }
@@ -1566,7 +1574,7 @@ fn pseudo_players(
     let calibration =
         Calibration::builtin().filter(|c| c.applies_to(&report.settings, &report.engine));
     let mut out = Vec::new();
-    for (k, (kind, ids)) in groups.into_iter().enumerate() {
+    for (k, (kind, ids, elo)) in groups.into_iter().enumerate() {
         let name = format!("pseudo-player {k}");
         let Some(p) = report.players.iter().find(|p| p.name == name) else {
             continue;
@@ -1600,6 +1608,7 @@ fn pseudo_players(
         out.push(PseudoPlayer {
             kind,
             reasons,
+            elo,
             level: a.as_ref().map(|a| a.level),
             probability: a.as_ref().map_or(f64::NAN, |a| a.probability),
             basis: a.map(|a| a.basis).unwrap_or_default(),
@@ -1856,10 +1865,26 @@ fn eval(a: EvalArgs) -> Result<()> {
             );
         }
     }
-    let players = pseudo_players(&a.corpus, a.split, model, 1)?;
+    if a.player_games.iter().any(|n| *n < 5) {
+        bail!("--player-games: 5 or more (a player's threshold applies from 5 games)");
+    }
+    for &n in &a.player_games {
+        player_rates(
+            &mut out,
+            &pseudo_players(&a.corpus, a.split, model, n, 1)?,
+            n,
+        );
+    }
+    print!("{out}");
+    Ok(())
+}
+
+/// The per-player rates of the pseudo-players of `games` games each.
+fn player_rates(out: &mut String, players: &[PseudoPlayer], games: usize) {
     let _ = writeln!(
         out,
-        "\nper player of 5 games (pseudo-players: five game sides of one kind, humans of similar rating, pooled):"
+        "\nper player of {n} games (pseudo-players: {n} game sides of one kind, humans of similar rating, pooled):",
+        n = games
     );
     for (what, kind) in [
         ("false-positive rate (clean humans)", Kind::Human),
@@ -1885,6 +1910,27 @@ fn eval(a: EvalArgs) -> Result<()> {
             100.0 * hi
         );
     }
+    for (what, lo, hi) in [
+        ("rated under 1400", 0.0, 1400.0),
+        ("rated 1400-1999", 1400.0, 2000.0),
+        ("rated 2000+", 2000.0, f64::MAX),
+    ] {
+        let band: Vec<&PseudoPlayer> = players
+            .iter()
+            .filter(|p| p.kind == Kind::Human && p.level.is_some())
+            .filter(|p| p.elo.is_some_and(|e| (lo..hi).contains(&e)))
+            .collect();
+        let k = band
+            .iter()
+            .filter(|p| p.level == Some(Level::LookCloser))
+            .count();
+        let top = band.iter().map(|p| p.probability).fold(f64::NAN, f64::max);
+        let _ = writeln!(
+            out,
+            "  clean humans {what}: look closer {k}/{}, highest probability {top:.3}",
+            band.len()
+        );
+    }
     let mut clean: Vec<&PseudoPlayer> = players
         .iter()
         .filter(|p| p.kind == Kind::Human && !p.probability.is_nan())
@@ -1906,8 +1952,6 @@ fn eval(a: EvalArgs) -> Result<()> {
         .map(|p| (p.probability, p.kind != Kind::Human))
         .unzip();
     let _ = writeln!(out, "  player-level AUC: {:.3}", auc(&ps, &pl));
-    print!("{out}");
-    Ok(())
 }
 
 #[cfg(test)]
