@@ -1617,6 +1617,61 @@ fn chess960_and_fen_start_games_go_through_debian_stockfish() {
 }
 
 #[test]
+fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
+    // The depth study's default-setting folder: 18 clean human train games, so 18 White
+    // and 18 Black sides, pooled apart: 3 + 3 pseudo-players of 5, 1 + 1 of 10.
+    let eval = |sizes: &str| {
+        fairsight(&[
+            "assess",
+            "eval",
+            "--corpus",
+            "corpus/depth/d14",
+            "--split",
+            "train",
+            "--player-games",
+            sizes,
+        ])
+    };
+    let out = eval("5,10");
+    let text = stdout(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for (size, clean) in [(5, 6), (10, 2)] {
+        let table = text
+            .split(&format!("per player of {size} games"))
+            .nth(1)
+            .unwrap_or_else(|| panic!("no table of {size}: {text}"));
+        let fpr = table.lines().nth(1).unwrap();
+        assert!(
+            fpr.contains(&format!("look closer: 0/{clean} ")),
+            "{size}: {fpr}"
+        );
+        // The highest ones named, each with `size` sides, never both sides of one game.
+        let named: Vec<&str> = table
+            .lines()
+            .take_while(|l| !l.contains("player-level AUC"))
+            .filter(|l| l.contains("a highest clean pseudo-player"))
+            .collect();
+        assert!(!named.is_empty(), "{table}");
+        for line in named {
+            let members = line.split("; ").nth(1).unwrap();
+            let games: Vec<&str> = members
+                .split(", ")
+                .map(|m| m.split(' ').next().unwrap())
+                .collect();
+            assert_eq!(games.len(), size, "{line}");
+            let mut unique = games.clone();
+            unique.sort_unstable();
+            unique.dedup();
+            assert_eq!(unique.len(), size, "one game twice in {line}");
+        }
+    }
+    // A player's threshold applies from 5 games: smaller pseudo-players are refused.
+    let out = eval("4");
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("5 or more"), "{}", stderr(&out));
+}
+
+#[test]
 fn the_depth_study_compares_the_same_sides_at_each_setting() {
     // The committed depth study's folders: the same 40 games at the defaults and at depth
     // 18. Every side of one setting is matched with the same side of the other.
