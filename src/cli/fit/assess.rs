@@ -739,25 +739,41 @@ fn fit(a: FitArgs) -> Result<()> {
         late_reference,
     };
     // A player of five or more games: `look closer` above every clean pseudo-player of
-    // the validation split (five pooled sides each, both sides of each game, in five
-    // overlapping groupings) and above the 99.9th percentile of a normal fitted to their
-    // logits (the per-player goal is 0.1%, far below one in the few hundred there are).
-    let players = pseudo_players(&a.corpus, Split::Validation, &model, 5, 5)?;
+    // the validation split (both sides of each game, in overlapping groupings) and above
+    // the 99.9th percentile of a normal fitted to their logits (the per-player goal is
+    // 0.1%, far below one in the few hundred there are), for players of 5, 10 and 20
+    // games alike: a clean player's probability can rise with their games.
+    let mut by_size = Vec::new();
+    for n in PLAYER_GAMES {
+        by_size.push((
+            n,
+            pseudo_players(&a.corpus, Split::Validation, &model, n, 5)?,
+        ));
+    }
     card.push('\n');
     for v in &mut model.variants {
         let basis = v.basis();
-        let human: Vec<f64> = players
-            .iter()
-            .filter(|p| p.kind == Kind::Human && p.basis == basis && !p.probability.is_nan())
-            .map(|p| p.probability)
-            .collect();
-        let top = human.iter().copied().fold(0.0_f64, f64::max);
-        let tail = normal_tail(&human, Z_PLAYER);
-        v.look_closer_player = v.look_closer.max((top + 1e-9).max(tail).min(0.999));
+        let mut bound = 0.0_f64;
+        let mut parts = Vec::new();
+        for (n, players) in &by_size {
+            let human: Vec<f64> = players
+                .iter()
+                .filter(|p| p.kind == Kind::Human && p.basis == basis && !p.probability.is_nan())
+                .map(|p| p.probability)
+                .collect();
+            let top = human.iter().copied().fold(0.0_f64, f64::max);
+            let tail = normal_tail(&human, Z_PLAYER);
+            bound = bound.max(top + 1e-9).max(tail);
+            parts.push(format!(
+                "{n} games: {} players, highest {top:.3}, tail {tail:.3}",
+                human.len()
+            ));
+        }
+        v.look_closer_player = v.look_closer.max(bound.min(0.999));
         card.push_str(&format!(
-            "players of 5+ games, {basis}: look closer from {:.3} (never below a side's threshold; the highest of {} overlapping validation pseudo-players of clean human sides {top:.3}, the 99.9th percentile of a normal fitted to their logits {tail:.3})  \n",
+            "players of 5+ games, {basis}: look closer from {:.3} (never below a side's threshold, above every overlapping validation pseudo-player of clean human sides and the 99.9th percentile of a normal fitted to their logits; {})  \n",
             v.look_closer_player,
-            human.len()
+            parts.join("; ")
         ));
     }
     std::fs::write(&a.out, model.to_json() + "\n")
@@ -766,6 +782,9 @@ fn fit(a: FitArgs) -> Result<()> {
     eprintln!("fairsight: wrote {}", a.out.display());
     Ok(())
 }
+
+/// The sizes of the validation pseudo-players a player's threshold is set above.
+const PLAYER_GAMES: [usize; 3] = [5, 10, 20];
 
 /// The normal quantile of the per-player goal (0.1% false positives): 99.9th percentile.
 const Z_PLAYER: f64 = 3.090_232;
