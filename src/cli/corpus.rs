@@ -398,13 +398,18 @@ impl Record {
     }
 
     pub fn tag(&self, name: &str) -> Option<String> {
-        let needle = format!("[{name} \"");
-        self.pgn.lines().find_map(|l| {
-            l.strip_prefix(&needle)
-                .and_then(|v| v.strip_suffix("\"]"))
-                .map(|v| v.replace("\\\"", "\"").replace("\\\\", "\\"))
-        })
+        pgn_tag(&self.pgn, name)
     }
+}
+
+/// A tag's value in the stored PGN of one game (its escapes undone).
+fn pgn_tag(pgn: &str, name: &str) -> Option<String> {
+    let needle = format!("[{name} \"");
+    pgn.lines().find_map(|l| {
+        l.strip_prefix(&needle)
+            .and_then(|v| v.strip_suffix("\"]"))
+            .map(|v| v.replace("\\\"", "\"").replace("\\\\", "\\"))
+    })
 }
 
 /// Every record under `corpus/games`, sorted by source, then game number.
@@ -763,11 +768,10 @@ fn add(a: AddArgs) -> Result<ExitCode> {
         ));
     }
     let (eligible, mut picked) = select(&String::from_utf8_lossy(&bytes), &a.select);
-    if let Some(split) = a.split {
-        match grow_split(&a, split, &manifest, &mut picked) {
-            Ok(()) => {}
-            Err(msg) => return super::usage_error(msg),
-        }
+    if let Some(split) = a.split
+        && let Err(msg) = grow_split(&a, split, &manifest, &mut picked)
+    {
+        return super::usage_error(msg);
     }
     let total = picked.len();
     // A game already stored is not analysed again, but it must be the same cut of the
@@ -893,13 +897,8 @@ fn grow_split(
     }
     picked.retain(|p| {
         ["White", "Black"].iter().all(|t| {
-            let needle = format!("[{t} \"");
-            let name = p.pgn.lines().find_map(|l| {
-                l.strip_prefix(&needle)
-                    .and_then(|v| v.strip_suffix("\"]"))
-                    .map(str::to_owned)
-            });
-            player_key(name).is_none_or(|n| manifest.players.get(&n).is_none_or(|s| *s == split))
+            player_key(pgn_tag(&p.pgn, t))
+                .is_none_or(|n| manifest.players.get(&n).is_none_or(|s| *s == split))
         })
     });
     let mut m = Manifest::load(&a.corpus).map_err(|e| format!("{e:#}"))?;
