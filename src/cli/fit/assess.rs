@@ -1475,10 +1475,10 @@ struct PseudoPlayer {
 /// stored PGN and the set rebuilt (no engine), so that each pseudo-player's assessment
 /// pools its games as a real player's would.
 ///
-/// `groupings` > 1 (at most `size`) also groups the human sides from the 2nd, 3rd, ... side on (each side
-/// then in up to that many pseudo-players): more, overlapping clean players, whose
-/// highest is a stricter bound for a threshold (the fit), not independent counts (the
-/// evaluation uses 1).
+/// `groupings` > 1 (at most `size`) also groups the human sides from the 2nd, 3rd, ...
+/// side on (each side then in up to that many pseudo-players): more, overlapping clean
+/// players, whose highest is a stricter bound for a threshold (the fit), not independent
+/// counts (the evaluation uses 1).
 fn pseudo_players(
     corpus: &std::path::Path,
     split: Split,
