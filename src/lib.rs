@@ -115,8 +115,8 @@ pub mod fit {
     };
     pub use crate::model::assessment::{
         CLOCK_SIGNALS, ENGINE_DIRECTION, Expert, HumanRange, LateReference, Level, MIN_MOVES,
-        Pooled, RATED_SIGNALS, SIGNALS, Signals, TopLines, Variant as AssessmentVariant,
-        engine_direction, model_value,
+        Pooled, RATED_SIGNALS, REGAN_SIGNALS, RatingBias, SIGNALS, Signals, TopLines,
+        Variant as AssessmentVariant, engine_direction, model_value,
     };
     pub use crate::model::classifier::{Baseline, Model, Node};
     pub use crate::model::vector::{CANDIDATE_LOSS_CP, FEATURE_NAMES, move_vector};

@@ -113,7 +113,13 @@ pub struct Signals {
     pub late_moves: usize,
     /// Moves behind `topLines` ([`TopLines::moves`]).
     pub top_moves: usize,
+    /// Regan's z-scores (`zMm`, `zEv`, `zAsd`) as his model gives them, before any
+    /// correction for the rating band ([`RatingBias`]), and the moves they tested.
+    pub regan: ([Option<f64>; 3], usize),
 }
+
+/// Regan's z-scores, in [`Signals::regan`] order.
+pub const REGAN_SIGNALS: [&str; 3] = ["zMm", "zEv", "zAsd"];
 
 impl Signals {
     /// A signal's value by name.
@@ -139,21 +145,40 @@ impl Signals {
 
     /// The signals with the later half against the rating (`zLateLoss`, `zLateMatch`)
     /// and the share of moves among the engine's lines (`zTopLines`, when the reference
-    /// has its line) computed from `reference`; unchanged without a rating.
+    /// has its line) computed from `reference`, and every z-score against the rating
+    /// recentred on the clean humans of its band when the reference has their bias
+    /// ([`RatingBias`]); unchanged without a rating. Always computed from the values
+    /// the z-scores come from, so applying it twice changes nothing.
     pub fn with_late_z(&self, reference: &LateReference) -> Signals {
         let mut s = self.clone();
-        if let Some(rating) = s.rating {
-            let z = |line: &RatingLine, name: &str| {
-                self.get(name)
-                    .map(|v| line.z(model_value(name, v), rating, self.games))
-            };
-            let loss = z(&reference.loss, "lateLoss");
-            let matched = z(&reference.match_rate, "lateMatch");
-            s.set("zLateLoss", clip(loss));
-            s.set("zLateMatch", clip(matched));
-            if let Some(line) = &reference.top_lines {
-                s.set("zTopLines", clip(z(line, "topLines")));
+        let Some(rating) = s.rating else {
+            return s;
+        };
+        let z = |line: &RatingLine, name: &str| {
+            self.get(name)
+                .map(|v| line.z(model_value(name, v), rating, self.games))
+        };
+        let mut raw = vec![
+            ("zLateLoss", z(&reference.loss, "lateLoss"), self.games),
+            (
+                "zLateMatch",
+                z(&reference.match_rate, "lateMatch"),
+                self.games,
+            ),
+        ];
+        if let Some(line) = &reference.top_lines {
+            raw.push(("zTopLines", z(line, "topLines"), self.games));
+        }
+        if let Some(bias) = &reference.bias {
+            for (i, name) in REGAN_SIGNALS.iter().enumerate() {
+                raw.push((name, self.regan.0[i], self.regan.1));
             }
+            for (name, v, units) in &mut raw {
+                *v = v.map(|v| v - bias.offset(name, rating, *units));
+            }
+        }
+        for (name, v, _) in raw {
+            s.set(name, clip(v));
         }
         s
     }
@@ -269,6 +294,95 @@ pub struct LateReference {
     /// `topLines` (absent in models fitted before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub top_lines: Option<RatingLine>,
+    /// How far clean humans of each rating band sit from zero in every z-score against
+    /// the rating, taken off before a model reads them (absent in models fitted before
+    /// it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bias: Option<RatingBias>,
+}
+
+/// How far the clean human game sides of each rating band sit from zero in each z-score
+/// against the rating (Regan's [`REGAN_SIGNALS`] and the later half's and top lines'
+/// [`RatingLine`]s), fitted on the train split. Regan's model, fitted on classical
+/// over-the-board games, expects fewer errors of a weak online player than they make
+/// (their `zAsd` runs about +2 under 1600) and the straight rating lines miss a curve at
+/// either end, so a weak honest player would read as human-like or engine-like by band
+/// alone. A bias of `b` per unit moves a z-score of `n` units by `b·√n`: the units are
+/// the moves Regan's z-scores tested (an error in a move's expected value adds up over
+/// the moves, the spread only as their square root) and the games behind the others
+/// (their z-scores already scale with √games).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RatingBias {
+    /// The bands' upper edges, ascending: band `k` holds the ratings below `edges[k]`
+    /// and at or above `edges[k - 1]`; the last band, the ratings at or above the last
+    /// edge.
+    pub edges: Vec<f64>,
+    /// The bias per unit of each signal, one per band.
+    pub signals: Vec<BandBias>,
+}
+
+/// One signal's bias per band ([`RatingBias`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BandBias {
+    /// The signal.
+    pub signal: String,
+    /// The bias per unit in each band.
+    pub per_unit: Vec<f64>,
+    /// The clean human sides each band's was fitted on.
+    pub sides: Vec<usize>,
+}
+
+impl RatingBias {
+    /// The bands' upper edges the fit uses.
+    pub const EDGES: [f64; 5] = [1200.0, 1600.0, 2000.0, 2200.0, 2400.0];
+    /// Sides worth of zero bias each band's mean is shrunk toward: a band of few sides
+    /// is corrected by less than its mean.
+    pub const PRIOR_SIDES: f64 = 20.0;
+
+    /// The offset to take off `signal`'s z-score of `units` units at `rating` (0 for a
+    /// signal it has no bias for).
+    pub fn offset(&self, signal: &str, rating: f64, units: usize) -> f64 {
+        let band = self.edges.iter().take_while(|e| rating >= **e).count();
+        self.signals
+            .iter()
+            .find(|b| b.signal == signal)
+            .and_then(|b| b.per_unit.get(band))
+            .map_or(0.0, |b| b * libm::sqrt(units.max(1) as f64))
+    }
+
+    /// Fits the bias from clean human sides: `(signal, rating, z-score, units)` for each
+    /// side and signal, the mean of `z / √units` in each band shrunk toward zero by
+    /// [`Self::PRIOR_SIDES`].
+    pub fn fit(samples: &[(&str, f64, f64, usize)]) -> RatingBias {
+        let edges = Self::EDGES.to_vec();
+        let mut names: Vec<&str> = samples.iter().map(|s| s.0).collect();
+        names.sort_unstable();
+        names.dedup();
+        let signals = names
+            .into_iter()
+            .map(|name| {
+                let mut sum = vec![0.0; edges.len() + 1];
+                let mut sides = vec![0; edges.len() + 1];
+                for (_, rating, z, units) in samples.iter().filter(|s| s.0 == name) {
+                    let band = edges.iter().take_while(|e| rating >= *e).count();
+                    sum[band] += z / libm::sqrt((*units).max(1) as f64);
+                    sides[band] += 1;
+                }
+                BandBias {
+                    signal: name.to_owned(),
+                    per_unit: sum
+                        .iter()
+                        .zip(&sides)
+                        .map(|(s, n)| s / (*n as f64 + Self::PRIOR_SIDES))
+                        .collect(),
+                    sides,
+                }
+            })
+            .collect();
+        RatingBias { edges, signals }
+    }
 }
 
 /// A signal's expected value at a rating, `intercept + slope · rating`, and the standard
@@ -334,6 +448,7 @@ impl LateReference {
             loss: RatingLine::fit(&pairs("lateLoss"))?,
             match_rate: RatingLine::fit(&pairs("lateMatch"))?,
             top_lines: RatingLine::fit(&pairs("topLines")),
+            bias: None,
         })
     }
 }
@@ -372,6 +487,7 @@ impl Signals {
             games: p.games,
             late_moves: 0,
             top_moves: 0,
+            regan: ([None; 3], 0),
         };
         if let Some(c) = p.classifier {
             out.set("classifier", c.mean_probability);
@@ -387,6 +503,7 @@ impl Signals {
             out.set("zMm", clip(z.mm));
             out.set("zEv", clip(z.ev));
             out.set("zAsd", clip(z.asd));
+            out.regan = ([z.mm, z.ev, z.asd], z.moves);
         }
         if let Some(t) = p.time
             && t.moves >= MIN_MOVES
@@ -414,6 +531,7 @@ impl Signals {
         }
         if names.iter().any(|n| RATED_SIGNALS.contains(n)) {
             s.rating = None;
+            s.regan = ([None; 3], 0);
         }
         if names.iter().any(|n| CLOCK_SIGNALS.contains(n)) {
             s.clocks = false;
@@ -1044,6 +1162,7 @@ mod tests {
             games: 1,
             late_moves: 0,
             top_moves: 0,
+            regan: ([None; 3], 0),
         };
         for (k, v) in values {
             s.set(k, Some(*v));
@@ -1217,6 +1336,71 @@ mod tests {
         // Their words.
         assert_eq!(describe("zLateLoss", -2.5).1, "-2.5");
         assert!(describe("zLateMatch", 1.0).0.contains("against the rating"));
+    }
+
+    #[test]
+    fn z_scores_are_recentred_on_the_clean_humans_of_their_band() {
+        // Clean humans under 1200 read zAsd +0.4 per tested move's square root (+2 on 25
+        // moves) and zTopLines +0.8 a game; those of 2000-2199 read zero.
+        let mut samples = Vec::new();
+        for i in 0..60 {
+            let jitter = if i % 2 == 0 { 0.2 } else { -0.2 };
+            samples.push(("zAsd", 1000.0, 2.0 + jitter, 25));
+            samples.push(("zTopLines", 1100.0, 0.8 + jitter, 1));
+            samples.push(("zAsd", 2100.0, jitter, 25));
+        }
+        let bias = RatingBias::fit(&samples);
+        // 60 sides shrunk by PRIOR_SIDES: 60/80 of the band's mean.
+        let shrink = 60.0 / (60.0 + RatingBias::PRIOR_SIDES);
+        assert!(
+            (bias.offset("zAsd", 1000.0, 25) - 2.0 * shrink).abs() < 1e-9,
+            "{bias:?}"
+        );
+        assert!((bias.offset("zAsd", 1000.0, 100) - 4.0 * shrink).abs() < 1e-9);
+        assert!((bias.offset("zTopLines", 1199.0, 1) - 0.8 * shrink).abs() < 1e-9);
+        assert!((bias.offset("zTopLines", 1199.0, 4) - 1.6 * shrink).abs() < 1e-9);
+        assert!(bias.offset("zAsd", 2100.0, 25).abs() < 1e-9);
+        // A band with no sides, a signal with no bias: nothing taken off.
+        assert_eq!(bias.offset("zAsd", 2500.0, 25), 0.0);
+        assert_eq!(bias.offset("zMm", 1000.0, 25), 0.0);
+
+        let line = RatingLine {
+            intercept: 0.5,
+            slope: 0.0,
+            sd: 0.1,
+        };
+        let r = LateReference {
+            loss: line,
+            match_rate: line,
+            top_lines: Some(line),
+            bias: Some(bias),
+        };
+        let mut s = signals(&[("zAsd", 2.0), ("topLines", 0.58)], Some(1000.0));
+        s.regan = ([None, None, Some(2.0)], 25);
+        let once = s.with_late_z(&r);
+        assert!(
+            (once.get("zAsd").unwrap() - 2.0 * (1.0 - shrink)).abs() < 1e-9,
+            "{once:?}"
+        );
+        assert!((once.get("zTopLines").unwrap() - (0.8 - 0.8 * shrink)).abs() < 1e-9);
+        // From the values the z-scores come from: twice is once.
+        assert_eq!(once.with_late_z(&r), once);
+        // A strong player's are left as they were; without a bias, Regan's too.
+        let mut strong = s.clone();
+        strong.rating = Some(2100.0);
+        assert!((strong.with_late_z(&r).get("zAsd").unwrap() - 2.0).abs() < 1e-9);
+        let unbiased = LateReference {
+            bias: None,
+            ..r.clone()
+        };
+        assert_eq!(s.with_late_z(&unbiased).get("zAsd"), Some(2.0));
+        // A model file without it still reads, with none.
+        let mut json: serde_json::Value = serde_json::to_value(&r).unwrap();
+        json.as_object_mut().unwrap().remove("bias");
+        let old: LateReference = serde_json::from_value(json).unwrap();
+        assert_eq!(old.bias, None);
+        // Withholding the rating drops Regan's raw z-scores with it.
+        assert_eq!(s.without(&RATED_SIGNALS).regan, ([None; 3], 0));
     }
 
     #[test]

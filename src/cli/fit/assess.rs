@@ -30,7 +30,8 @@ use fairsight::{
     AssessmentModel, Calibration, GameReport, Side,
     fit::{
         AssessmentVariant, CLOCK_SIGNALS, Expert, HumanRange, LateReference, Level, Model,
-        RATED_SIGNALS, SIGNALS, Signals, engine_direction, model_value, side_signals, tag_rating,
+        RATED_SIGNALS, REGAN_SIGNALS, RatingBias, SIGNALS, Signals, engine_direction, model_value,
+        side_signals, tag_rating,
     },
 };
 
@@ -112,6 +113,10 @@ pub struct FitArgs {
     /// test split it cost top engines 0.983 -> 0.969; models/README.md).
     #[arg(long)]
     sign_consistent: bool,
+    /// Leave the z-scores against the rating as they are, not recentred on the clean
+    /// humans of their band (a study: the fit without the correction).
+    #[arg(long)]
+    no_rating_bias: bool,
 }
 
 #[derive(Args)]
@@ -428,6 +433,52 @@ fn fit_late_reference(rows: &[Row]) -> Option<LateReference> {
     LateReference::fit(&humans)
 }
 
+/// How far the clean human sides of the train split sit from zero in each z-score
+/// against the rating, by band ([`RatingBias`]): the later half's and top lines' as the
+/// rows have them (`reference` applied, without a bias), Regan's as his model gives them.
+fn fit_rating_bias(rows: &[Row]) -> RatingBias {
+    let mut samples = Vec::new();
+    for r in rows
+        .iter()
+        .filter(|r| r.split == Split::Train && r.kind == Kind::Human)
+    {
+        let s = &r.signals;
+        let Some(rating) = s.rating else { continue };
+        for name in ["zLateLoss", "zLateMatch", "zTopLines"] {
+            if let Some(z) = s.get(name) {
+                samples.push((name, rating, z, s.games));
+            }
+        }
+        for (name, z) in REGAN_SIGNALS.iter().zip(s.regan.0) {
+            if let Some(z) = z {
+                samples.push((*name, rating, z, s.regan.1));
+            }
+        }
+    }
+    RatingBias::fit(&samples)
+}
+
+/// The bias in words, one line per signal: each band's mean z-score of a single game
+/// side (bias per unit times the square root of the band's median units).
+fn rating_bias_words(bias: &RatingBias) -> String {
+    let mut out =
+        String::from("z-scores of clean humans by rating band, taken off (per unit; bands");
+    let mut lo = 0.0;
+    for e in &bias.edges {
+        let _ = write!(out, " {lo:.0}-{e:.0}");
+        lo = *e;
+    }
+    let _ = writeln!(out, " {lo:.0}+):");
+    for b in &bias.signals {
+        let _ = write!(out, "  {:<10}", b.signal);
+        for (v, n) in b.per_unit.iter().zip(&b.sides) {
+            let _ = write!(out, " {v:+.3} ({n})");
+        }
+        out.push('\n');
+    }
+    out
+}
+
 /// Puts the move classifier's out-of-fold probabilities in the games they are given for
 /// (by record id) and recomputes those games' per-side classifier summaries, as the
 /// report does with the shipped model. Returns how many games were changed.
@@ -666,10 +717,16 @@ fn fit_model(kind: &str, x: &[Vec<f64>], y: &[u32], trees: u16, seed: u64) -> Re
 
 fn fit(a: FitArgs) -> Result<()> {
     let mut all = rows(&a.corpus, a.classifier_oof.as_deref())?;
-    let late_reference = fit_late_reference(&all);
-    match &late_reference {
+    let mut late_reference = fit_late_reference(&all);
+    match &mut late_reference {
         Some(r) => {
             with_late_reference(&mut all, r);
+            if !a.no_rating_bias {
+                let bias = fit_rating_bias(&all);
+                eprint!("fairsight: {}", rating_bias_words(&bias));
+                r.bias = Some(bias);
+                with_late_reference(&mut all, r);
+            }
             eprintln!(
                 "fairsight: the later half at a rating (clean human train sides): log(1 + lateLoss) = {:.3} {:+.5} x rating (sd {:.3}), lateMatch = {:.3} {:+.5} x rating (sd {:.3})",
                 r.loss.intercept,
@@ -704,6 +761,10 @@ fn fit(a: FitArgs) -> Result<()> {
         a.min_expert_auc,
         a.sign_consistent,
     )?;
+    if let Some(bias) = late_reference.as_ref().and_then(|r| r.bias.as_ref()) {
+        card.push('\n');
+        card.push_str(&rating_bias_words(bias));
+    }
     let (leak, bins) = leakage(&all, a.folds, a.seed)?;
     card.push_str(&format!(
         "\nleakage check: train labels shuffled within bins of analysed moves and rating: CV AUC {leak:.3}; the bins alone {bins:.3}\n"
@@ -2225,6 +2286,7 @@ mod tests {
                         games: 1,
                         late_moves: 0,
                         top_moves: 0,
+                        regan: ([None; 3], 0),
                     },
                     elo,
                 }
