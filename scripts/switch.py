@@ -20,7 +20,10 @@ side is scored, against its own rating.
 
 Which source games: `fairsight corpus add` assigns a switched game the split of its
 players, which are the players of the source game, so a player's clean and switched
-games are always in the same split.
+games are always in the same split. To grow one split, `--manifest corpus/manifest.json
+--split validation` takes only games whose players are all in that split or not yet in
+the corpus (then `fairsight corpus add --split validation`), and `--exclude
+corpus/sources/switched-twic*.pgn` leaves out source games another switched file used.
 
     pip install chess
     python3 scripts/switch.py ../shared/data/human/online/lichess_2025-05_clk.pgn \
@@ -28,7 +31,9 @@ games are always in the same split.
 """
 
 import argparse
+import json
 import random
+import re
 import sys
 
 import chess
@@ -52,7 +57,20 @@ def main():
     ap.add_argument("--seed", type=int, default=20261123)
     ap.add_argument("--engine", default="/usr/games/stockfish")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--manifest", help="corpus manifest whose player splits --split reads")
+    ap.add_argument("--split", help="only games whose players are in this split or new")
+    ap.add_argument("--exclude", nargs="*", default=[], help="switched files whose SourceGame numbers to skip")
     a = ap.parse_args()
+    if (a.manifest is None) != (a.split is None):
+        ap.error("--manifest and --split go together")
+    players = {}
+    if a.manifest:
+        with open(a.manifest, encoding="utf-8") as f:
+            players = json.load(f)["players"]
+    used = set()
+    for path in a.exclude:
+        with open(path, encoding="utf-8") as f:
+            used |= {int(n) for n in re.findall(r'^\[SourceGame "(\d+)"\]', f.read(), re.M)}
 
     eligible = []
     with open(a.file, encoding="utf-8", errors="replace") as f:
@@ -63,6 +81,13 @@ def main():
                 break
             number += 1
             h = g.headers
+            if number in used:
+                continue
+            if a.split and any(
+                players.get(h.get(t, "").strip().lower(), a.split) != a.split
+                for t in ("White", "Black")
+            ):
+                continue
             if g.errors or "FEN" in h or h.get("Variant", "Standard") not in ("Standard", ""):
                 continue
             try:
