@@ -1618,8 +1618,9 @@ fn chess960_and_fen_start_games_go_through_debian_stockfish() {
 
 #[test]
 fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
-    // The depth study's default-setting folder: 18 clean human train games, so 18 White
-    // and 18 Black sides, pooled apart: 3 + 3 pseudo-players of 5, 1 + 1 of 10.
+    // The depth study's default-setting folder: 18 clean human train games, so 36 sides,
+    // White and Black together: 7 pseudo-players of 5; of 10, 2 (the 16 sides left are
+    // both sides of 8 games, too few distinct games for a third).
     let eval = |sizes: &str| {
         fairsight(&[
             "assess",
@@ -1635,7 +1636,8 @@ fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
     let out = eval("5,10");
     let text = stdout(&out);
     assert!(out.status.success(), "{}", stderr(&out));
-    for (size, clean) in [(5, 6), (10, 2)] {
+    let mut both_colours = false;
+    for (size, clean) in [(5, 7), (10, 2)] {
         let table = text
             .split(&format!("per player of {size} games"))
             .nth(1)
@@ -1663,8 +1665,10 @@ fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
             unique.sort_unstable();
             unique.dedup();
             assert_eq!(unique.len(), size, "one game twice in {line}");
+            both_colours |= members.contains(" White ") && members.contains(" Black ");
         }
     }
+    assert!(both_colours, "a real player plays both colours: {text}");
     // A player's threshold applies from 5 games: smaller pseudo-players are refused.
     let out = eval("4");
     assert!(!out.status.success());

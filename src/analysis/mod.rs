@@ -687,6 +687,11 @@ mod tests {
             let s = signals::side_signals(g, side, None, None).unwrap();
             assert_eq!(s.get("lateLoss"), Some(expected));
             assert_eq!(s.late_moves, searched.len() - searched.len() / 2);
+            // The first half: the other searched moves, decided ones included.
+            let early = mean(&searched[..searched.len() / 2]);
+            assert_eq!(s.early, (Some(early), searched.len() / 2));
+            let gain = s.get("lateGain").unwrap();
+            assert!((gain - ((1.0 + early).ln() - (1.0 + expected).ln())).abs() < 1e-12);
             assert_eq!(s.moves, counted.len());
             // `topLines`: the counted moves among the lines, decided ones left out (two
             // of each side's moves put outside the lines here).

@@ -108,6 +108,8 @@ pub fn player_signals(player: &PlayerReport, sides: &[Signals]) -> Option<Signal
                 loss: s.get("lateLoss"),
                 match_rate: s.get("lateMatch"),
                 moves: s.late_moves,
+                early_loss: s.early.0,
+                early_moves: s.early.1,
             })
             .collect::<Vec<_>>(),
     );

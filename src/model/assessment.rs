@@ -32,7 +32,7 @@ use crate::{
 };
 
 /// The signals, by name, in vector order.
-pub const SIGNALS: [&str; 20] = [
+pub const SIGNALS: [&str; 21] = [
     "classifier",
     "positiveRate",
     "acpl",
@@ -53,6 +53,7 @@ pub const SIGNALS: [&str; 20] = [
     "difficultyCorrelation",
     "topLines",
     "zTopLines",
+    "lateGain",
 ];
 
 /// Which way each signal points to engine play: +1 where a higher value is more
@@ -61,7 +62,7 @@ pub const SIGNALS: [&str; 20] = [
 /// fixed direction (an engine user may move evenly or erratically) and are not listed.
 /// The fit keeps an expert's logistic weights in these directions, so that every reason
 /// moves the probability the way its value reads.
-pub const ENGINE_DIRECTION: [(&str, f64); 16] = [
+pub const ENGINE_DIRECTION: [(&str, f64); 17] = [
     ("classifier", 1.0),
     ("positiveRate", 1.0),
     ("acpl", -1.0),
@@ -78,6 +79,7 @@ pub const ENGINE_DIRECTION: [(&str, f64); 16] = [
     ("zLateMatch", 1.0),
     ("topLines", 1.0),
     ("zTopLines", 1.0),
+    ("lateGain", 1.0),
 ];
 
 /// A signal's engine direction ([`ENGINE_DIRECTION`]), `None` for the clock signals.
@@ -111,6 +113,8 @@ pub struct Signals {
     pub games: usize,
     /// Moves behind the later-half signals ([`Late::moves`]).
     pub late_moves: usize,
+    /// The first half's loss and moves ([`Late::early_loss`]), for a player's pooling.
+    pub early: (Option<f64>, usize),
     /// Moves behind `topLines` ([`TopLines::moves`]).
     pub top_moves: usize,
     /// Regan's z-scores (`zMm`, `zEv`, `zAsd`) as his model gives them, before any
@@ -134,7 +138,9 @@ impl Signals {
     pub fn set_late(&mut self, late: Late) {
         self.set("lateLoss", late.loss);
         self.set("lateMatch", late.match_rate);
+        self.set("lateGain", late.gain());
         self.late_moves = late.moves;
+        self.early = (late.early_loss, late.early_moves);
     }
 
     /// Sets `topLines` ([`TopLines`]).
@@ -204,13 +210,17 @@ pub struct Late {
     pub match_rate: Option<f64>,
     /// How many moves.
     pub moves: usize,
+    /// Average win-% loss of the first half (the other ⌊n/2⌋ moves).
+    pub early_loss: Option<f64>,
+    /// How many moves that is.
+    pub early_moves: usize,
 }
 
 impl Late {
     /// From a side's searched moves in game order: each move's win-% loss and whether it
     /// was the engine's first choice.
     pub fn of_moves(moves: &[(f64, bool)]) -> Late {
-        let later = &moves[moves.len() / 2..];
+        let (earlier, later) = moves.split_at(moves.len() / 2);
         let n = later.len();
         if n == 0 {
             return Late::default();
@@ -219,7 +229,19 @@ impl Late {
             loss: Some(later.iter().map(|m| m.0).sum::<f64>() / n as f64),
             match_rate: Some(later.iter().filter(|m| m.1).count() as f64 / n as f64),
             moves: n,
+            early_loss: (!earlier.is_empty())
+                .then(|| earlier.iter().map(|m| m.0).sum::<f64>() / earlier.len() as f64),
+            early_moves: earlier.len(),
         }
+    }
+
+    /// `lateGain`: how much smaller the later half's loss is than the first half's,
+    /// `ln(1 + early) − ln(1 + late)` (the log scale the models read losses on). A player
+    /// who hands the rest of a game to an engine loses less after the switch than before
+    /// it, by their own standard, whatever their rating; an honest player's later half,
+    /// with the opening behind, is usually the harder one. Needs no rating.
+    pub fn gain(&self) -> Option<f64> {
+        Some(libm::log(1.0 + self.early_loss?.max(0.0)) - libm::log(1.0 + self.loss?.max(0.0)))
     }
 
     /// A player's: the games' later halves pooled (means weighted by their moves).
@@ -231,10 +253,19 @@ impl Late {
                 .fold((0.0, 0), |(s, n), (v, m)| (s + v, n + m));
             (n > 0).then(|| sum / n as f64)
         };
+        let (sum, early_moves) = sides
+            .iter()
+            .filter_map(|l| {
+                l.early_loss
+                    .map(|v| (v * l.early_moves as f64, l.early_moves))
+            })
+            .fold((0.0, 0), |(s, n), (v, m)| (s + v, n + m));
         Late {
             loss: mean(|l| l.loss),
             match_rate: mean(|l| l.match_rate),
             moves: sides.iter().map(|l| l.moves).sum(),
+            early_loss: (early_moves > 0).then(|| sum / early_moves as f64),
+            early_moves,
         }
     }
 }
@@ -486,6 +517,7 @@ impl Signals {
             clocks: false,
             games: p.games,
             late_moves: 0,
+            early: (None, 0),
             top_moves: 0,
             regan: ([None; 3], 0),
         };
@@ -1077,6 +1109,10 @@ pub fn describe(signal: &str, value: f64) -> (&'static str, String) {
             "engine top-move match in the later half of the moves",
             pct(value),
         ),
+        "lateGain" => (
+            "how much less the later half of the moves lost than the first half (log ratio)",
+            format!("{value:+.2}"),
+        ),
         "zLateLoss" => (
             "loss of winning chances in the later half against the rating (z)",
             format!("{value:+.1}"),
@@ -1161,6 +1197,7 @@ mod tests {
             clocks: false,
             games: 1,
             late_moves: 0,
+            early: (None, 0),
             top_moves: 0,
             regan: ([None; 3], 0),
         };
@@ -1547,26 +1584,44 @@ mod tests {
         assert!((late.loss.unwrap() - 1.0).abs() < 1e-12);
         assert!((late.match_rate.unwrap() - 2.0 / 3.0).abs() < 1e-12);
         assert_eq!(Late::of_moves(&[]), Late::default());
-        // A player: one game of 3 later moves at a loss of 1, one of 1 at 5.
+        // The first half, the other two, lost 7.5 on average: the later half gained
+        // ln(8.5) − ln(2).
+        assert_eq!(late.early_moves, 2);
+        assert!((late.early_loss.unwrap() - 7.5).abs() < 1e-12);
+        assert!((late.gain().unwrap() - (8.5f64.ln() - 2f64.ln())).abs() < 1e-12);
+        // One move: no first half, no gain.
+        assert_eq!(Late::of_moves(&[(3.0, true)]).gain(), None);
+        // A player: one game of 3 later moves at a loss of 1, one of 1 at 5 (its first
+        // half, 2 moves at 1.5).
         let other = Late {
             loss: Some(5.0),
             match_rate: Some(0.0),
             moves: 1,
+            early_loss: Some(1.5),
+            early_moves: 2,
         };
         let pooled = Late::pooled(&[late, other]);
         assert_eq!(pooled.moves, 4);
         assert!((pooled.loss.unwrap() - 2.0).abs() < 1e-12);
         assert!((pooled.match_rate.unwrap() - 0.5).abs() < 1e-12);
+        assert_eq!(pooled.early_moves, 4);
+        assert!((pooled.early_loss.unwrap() - 4.5).abs() < 1e-12);
+        assert!((pooled.gain().unwrap() - (5.5f64.ln() - 3f64.ln())).abs() < 1e-12);
         // Set on signals, with the moves behind them; named in the reasons' words.
         let mut s = signals(&[], None);
         s.set_late(Late {
             loss: Some(12.5),
             match_rate: Some(0.25),
             moves: 9,
+            early_loss: Some(3.0),
+            early_moves: 8,
         });
         assert_eq!(s.get("lateLoss"), Some(12.5));
         assert_eq!(s.get("lateMatch"), Some(0.25));
         assert_eq!(s.late_moves, 9);
+        assert_eq!(s.early, (Some(3.0), 8));
+        assert!((s.get("lateGain").unwrap() - (4f64.ln() - 13.5f64.ln())).abs() < 1e-12);
+        assert_eq!(describe("lateGain", -1.2).1, "-1.20");
         assert_eq!(
             describe("lateMatch", 0.25),
             (

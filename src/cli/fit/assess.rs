@@ -1530,8 +1530,11 @@ struct PseudoPlayer {
 }
 
 /// Pseudo-players of `size` games each, for the per-player error rates: the split's human
-/// sides grouped by rating (`size` in a row in Elo order; White sides and Black sides
-/// apart, so that no pseudo-player holds both sides of one game), the engine-assisted
+/// sides grouped by rating (`size` in a row in Elo order, White and Black alike, as a
+/// real player's games are; a side whose game's other side is already in the group goes
+/// to the next one, so that no pseudo-player holds both sides of one game: pooling
+/// White's and Black's apart, as this once did, gave each player one colour's systematic
+/// edge times √games, which no real player has), the engine-assisted
 /// sides by kind (one side per game); each group's sides renamed to one player in the
 /// stored PGN and the set rebuilt (no engine), so that each pseudo-player's assessment
 /// pools its games as a real player's would.
@@ -1548,8 +1551,8 @@ fn pseudo_players(
     groupings: usize,
 ) -> Result<Vec<PseudoPlayer>> {
     let records = load_records(corpus, &[], None, Some(split))?;
-    // (kind, pool, elo, record index, side)
-    let mut sides: Vec<(Kind, u8, Option<f64>, usize, &str)> = Vec::new();
+    // (kind, elo, record index, side)
+    let mut sides: Vec<(Kind, Option<f64>, usize, &str)> = Vec::new();
     for (i, r) in records.iter().enumerate() {
         let scored: &[&str] = match r.label {
             Label::Switched => match r.tag("Switched").as_deref() {
@@ -1560,7 +1563,7 @@ fn pseudo_players(
             _ if r.game % 2 == 0 => &["White"],
             _ => &["Black"],
         };
-        for (pool, side) in scored.iter().enumerate() {
+        for side in scored {
             let elo = r
                 .tag(&format!("{side}Elo"))
                 .and_then(|v| v.trim().parse::<f64>().ok())
@@ -1571,12 +1574,12 @@ fn pseudo_players(
                 Label::Engine if elo.is_some_and(|e| e > 3000.0) => Kind::TopEngine,
                 Label::Engine => Kind::WeakEngine,
             };
-            sides.push((kind, pool as u8, elo, i, side));
+            sides.push((kind, elo, i, side));
         }
     }
     sides.sort_by(|a, b| {
-        (a.0, a.1, a.2.unwrap_or(f64::MAX))
-            .partial_cmp(&(b.0, b.1, b.2.unwrap_or(f64::MAX)))
+        (a.0, a.1.unwrap_or(f64::MAX))
+            .partial_cmp(&(b.0, b.1.unwrap_or(f64::MAX)))
             .unwrap_or(std::cmp::Ordering::Equal)
     });
     let mut members = Vec::new();
@@ -1585,7 +1588,7 @@ fn pseudo_players(
         sides
             .iter()
             .filter(|s| s.0 == Kind::Human)
-            .filter_map(|s| s.2)
+            .filter_map(|s| s.1)
             .collect(),
     );
     for kind in [
@@ -1599,23 +1602,22 @@ fn pseudo_players(
         } else {
             0..1
         };
-        for pool in 0..2 {
-            let of_kind: Vec<_> = sides
-                .iter()
-                .filter(|s| s.0 == kind && s.1 == pool)
-                .collect();
+        {
+            let of_kind: Vec<_> = sides.iter().filter(|s| s.0 == kind).collect();
             for start in starts.clone() {
-                for group in of_kind.get(start..).unwrap_or_default().chunks_exact(size) {
+                for group in
+                    groups_of_distinct_games(of_kind.get(start..).unwrap_or_default(), size)
+                {
                     let name = format!("pseudo-player {}", groups.len());
                     // An engine is scored against a drawn human rating, as in `rows`; a
                     // group of limited engines (sorted by tag) against one below its
                     // weakest.
                     let rating = matches!(kind, Kind::TopEngine | Kind::WeakEngine)
-                        .then(|| engine_rating(&human, group[0].2, &name))
+                        .then(|| engine_rating(&human, group[0].1, &name))
                         .flatten();
                     let mut ids = Vec::new();
-                    for (_, _, elo, i, side) in group {
-                        let mut r = records[*i].clone();
+                    for &&(_, elo, i, side) in &group {
+                        let mut r = records[i].clone();
                         ids.push(format!(
                             "{} {side} {}",
                             r.id,
@@ -1641,7 +1643,7 @@ fn pseudo_players(
                             + "\n";
                         members.push(r);
                     }
-                    let elo = group.iter().map(|s| s.2).sum::<Option<f64>>();
+                    let elo = group.iter().map(|s| s.1).sum::<Option<f64>>();
                     groups.push((kind, ids, elo.map(|e| e / group.len() as f64)));
                 }
             }
@@ -1698,6 +1700,40 @@ fn pseudo_players(
     Ok(out)
 }
 
+/// A game side for [`pseudo_players`]: kind, rating, record index, side.
+type PseudoSide<T> = (Kind, Option<f64>, usize, T);
+
+/// `sides` (kind, rating, record index, side) in groups of `size` in order, never two
+/// sides of one record in a group: a side whose record is already in the group waits for
+/// the next one. The last, incomplete group is left out.
+fn groups_of_distinct_games<'a, T>(
+    sides: &[&'a PseudoSide<T>],
+    size: usize,
+) -> Vec<Vec<&'a PseudoSide<T>>> {
+    let mut queue: std::collections::VecDeque<_> = sides.iter().copied().collect();
+    let mut out = Vec::new();
+    while !queue.is_empty() {
+        let mut group: Vec<&PseudoSide<T>> = Vec::new();
+        let mut waiting = Vec::new();
+        while group.len() < size {
+            let Some(s) = queue.pop_front() else { break };
+            if group.iter().any(|g| g.2 == s.2) {
+                waiting.push(s);
+            } else {
+                group.push(s);
+            }
+        }
+        for s in waiting.into_iter().rev() {
+            queue.push_front(s);
+        }
+        if group.len() < size {
+            break;
+        }
+        out.push(group);
+    }
+    out
+}
+
 /// Wilson score interval for k of n, 95%.
 fn wilson(k: usize, n: usize) -> (f64, f64) {
     if n == 0 {
@@ -1741,9 +1777,15 @@ fn eval(a: EvalArgs) -> Result<()> {
         .map(|r| assess(&r.signals).map(|x| x.probability))
         .collect();
     // The same sides with their rating withheld: what the unrated model makes of them.
-    let probs_unrated: Vec<Option<f64>> = test
+    // The single signals of that slice are those it then has (no z-score against the
+    // rating among them).
+    let withheld: Vec<Signals> = test
         .iter()
-        .map(|r| assess(&r.signals.without(&RATED_SIGNALS)).map(|x| x.probability))
+        .map(|r| r.signals.without(&RATED_SIGNALS))
+        .collect();
+    let probs_unrated: Vec<Option<f64>> = withheld
+        .iter()
+        .map(|s| assess(s).map(|x| x.probability))
         .collect();
     let mut out = String::new();
     let _ = writeln!(
@@ -1862,7 +1904,10 @@ fn eval(a: EvalArgs) -> Result<()> {
         let sides: Vec<(f64, &Signals, bool)> = test
             .iter()
             .enumerate()
-            .filter_map(|(i, r)| Some((probs[i]?, &r.signals, pick(r)?)))
+            .filter_map(|(i, r)| {
+                let signals = if *unrated { &withheld[i] } else { &r.signals };
+                Some((probs[i]?, signals, pick(r)?))
+            })
             .collect();
         line(&mut out, name, &sides);
     }
@@ -2285,6 +2330,7 @@ mod tests {
                         clocks: false,
                         games: 1,
                         late_moves: 0,
+                        early: (None, 0),
                         top_moves: 0,
                         regan: ([None; 3], 0),
                     },
@@ -2437,6 +2483,34 @@ mod tests {
             b > bins - 0.05,
             "as good as knowing the bins: {b} vs {bins}"
         );
+    }
+
+    #[test]
+    fn pseudo_players_never_hold_both_sides_of_one_game() {
+        // Ratings in order; games 0, 1, 2 have both sides next to each other.
+        let sides: Vec<(Kind, Option<f64>, usize, &'static str)> = [
+            (1000.0, 0, "White"),
+            (1001.0, 0, "Black"),
+            (1002.0, 1, "White"),
+            (1003.0, 1, "Black"),
+            (1004.0, 2, "Black"),
+            (1005.0, 2, "White"),
+            (1006.0, 3, "White"),
+        ]
+        .iter()
+        .map(|&(e, i, s)| (Kind::Human, Some(e), i, s))
+        .collect();
+        let refs: Vec<_> = sides.iter().collect();
+        let groups = groups_of_distinct_games(&refs, 3);
+        type Side = (Kind, Option<f64>, usize, &'static str);
+        let ids = |g: &Vec<&Side>| -> Vec<(usize, &'static str)> {
+            g.iter().map(|s| (s.2, s.3)).collect()
+        };
+        // The second side of game 0 waits for the next group, and so on; both colours in
+        // each; the seventh side alone makes no group.
+        assert_eq!(groups.len(), 2);
+        assert_eq!(ids(&groups[0]), [(0, "White"), (1, "White"), (2, "Black")]);
+        assert_eq!(ids(&groups[1]), [(0, "Black"), (1, "Black"), (2, "White")]);
     }
 
     #[test]
