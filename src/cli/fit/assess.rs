@@ -1604,50 +1604,45 @@ fn pseudo_players(
         } else {
             0..1
         };
-        {
-            let of_kind: Vec<_> = sides.iter().filter(|s| s.0 == kind).collect();
-            for start in starts.clone() {
-                for group in
-                    groups_of_distinct_games(of_kind.get(start..).unwrap_or_default(), size)
-                {
-                    let name = format!("pseudo-player {}", groups.len());
-                    // An engine is scored against a drawn human rating, as in `rows`; a
-                    // group of limited engines (sorted by tag) against one below its
-                    // weakest.
-                    let rating = matches!(kind, Kind::TopEngine | Kind::WeakEngine)
-                        .then(|| engine_rating(&human, group[0].1, &name))
-                        .flatten();
-                    let mut ids = Vec::new();
-                    for &&(_, elo, i, side) in &group {
-                        let mut r = records[i].clone();
-                        ids.push(format!(
-                            "{} {side} {}",
-                            r.id,
-                            elo.map_or("-".into(), |e| e.to_string())
-                        ));
-                        let needle = format!("[{side} \"");
-                        let elo_needle = format!("[{side}Elo \"");
-                        r.pgn = r
-                            .pgn
-                            .lines()
-                            .map(|l| {
-                                if l.starts_with(&needle) {
-                                    format!("[{side} \"{name}\"]")
-                                } else if let (Some(e), true) = (rating, l.starts_with(&elo_needle))
-                                {
-                                    format!("[{side}Elo \"{e}\"]")
-                                } else {
-                                    l.to_owned()
-                                }
-                            })
-                            .collect::<Vec<_>>()
-                            .join("\n")
-                            + "\n";
-                        members.push(r);
-                    }
-                    let elo = group.iter().map(|s| s.1).sum::<Option<f64>>();
-                    groups.push((kind, ids, elo.map(|e| e / group.len() as f64)));
+        let of_kind: Vec<_> = sides.iter().filter(|s| s.0 == kind).collect();
+        for start in starts.clone() {
+            for group in groups_of_distinct_games(of_kind.get(start..).unwrap_or_default(), size) {
+                let name = format!("pseudo-player {}", groups.len());
+                // An engine is scored against a drawn human rating, as in `rows`; a
+                // group of limited engines (sorted by tag) against one below its
+                // weakest.
+                let rating = matches!(kind, Kind::TopEngine | Kind::WeakEngine)
+                    .then(|| engine_rating(&human, group[0].1, &name))
+                    .flatten();
+                let mut ids = Vec::new();
+                for &&(_, elo, i, side) in &group {
+                    let mut r = records[i].clone();
+                    ids.push(format!(
+                        "{} {side} {}",
+                        r.id,
+                        elo.map_or("-".into(), |e| e.to_string())
+                    ));
+                    let needle = format!("[{side} \"");
+                    let elo_needle = format!("[{side}Elo \"");
+                    r.pgn = r
+                        .pgn
+                        .lines()
+                        .map(|l| {
+                            if l.starts_with(&needle) {
+                                format!("[{side} \"{name}\"]")
+                            } else if let (Some(e), true) = (rating, l.starts_with(&elo_needle)) {
+                                format!("[{side}Elo \"{e}\"]")
+                            } else {
+                                l.to_owned()
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                        + "\n";
+                    members.push(r);
                 }
+                let elo = group.iter().map(|s| s.1).sum::<Option<f64>>();
+                groups.push((kind, ids, elo.map(|e| e / group.len() as f64)));
             }
         }
     }
