@@ -353,6 +353,11 @@ pub struct RatingBias {
     pub signals: Vec<BandBias>,
 }
 
+/// The band of `rating` among ascending upper `edges` ([`RatingBias::edges`]).
+fn band_of(edges: &[f64], rating: f64) -> usize {
+    edges.iter().take_while(|e| rating >= **e).count()
+}
+
 /// One signal's bias per band ([`RatingBias`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -375,7 +380,7 @@ impl RatingBias {
     /// The offset to take off `signal`'s z-score of `units` units at `rating` (0 for a
     /// signal it has no bias for).
     pub fn offset(&self, signal: &str, rating: f64, units: usize) -> f64 {
-        let band = self.edges.iter().take_while(|e| rating >= **e).count();
+        let band = band_of(&self.edges, rating);
         self.signals
             .iter()
             .find(|b| b.signal == signal)
@@ -397,7 +402,7 @@ impl RatingBias {
                 let mut sum = vec![0.0; edges.len() + 1];
                 let mut sides = vec![0; edges.len() + 1];
                 for (_, rating, z, units) in samples.iter().filter(|s| s.0 == name) {
-                    let band = edges.iter().take_while(|e| rating >= *e).count();
+                    let band = band_of(&edges, *rating);
                     sum[band] += z / libm::sqrt((*units).max(1) as f64);
                     sides[band] += 1;
                 }
