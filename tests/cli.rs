@@ -1327,6 +1327,48 @@ fn the_corpus_stores_games_once_and_rebuilds_their_report_byte_for_byte() {
     let o = add_split(&copy, "human", "fixture-rated-2", "validation");
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("0 taken"), "{}", stderr(&o));
+    // A source whose games of two new players go to validation can still grow test, by
+    // its games with a player already in test; its games of two new players stay out.
+    let text = std::fs::read_to_string(&rated).unwrap();
+    let first = &text[..text[1..].find("[Event ").unwrap() + 1];
+    let game = |white: &str, black: &str| {
+        first
+            .replace("[White \"Ann\"]", &format!("[White \"{white}\"]"))
+            .replace("[Black \"Ben\"]", &format!("[Black \"{black}\"]"))
+    };
+    let mix = dir.join("mix.pgn");
+    let games = [game("Cal", "Dee"), game("Ann", "Eve"), game("Fay", "Gus")];
+    std::fs::write(&mix, games.join("\n")).unwrap();
+    let add_mix = |split: &str, games: &str| {
+        let more = [
+            "--split",
+            split,
+            "--rated",
+            "--games",
+            games,
+            "--min-plies",
+            "10",
+        ];
+        corpus_add(&mix, "human", "fixture-mix", &more)
+    };
+    let o = add_mix("validation", "1");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = add_mix("test", "3");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("1 of 3 picked games kept"),
+        "{}",
+        stderr(&o)
+    );
+    let manifest = read_json(&corpus.join("manifest.json"));
+    assert_eq!(manifest["newPlayers"]["fixture-mix"], "validation");
+    assert_eq!(manifest["games"]["fixture-mix/1"]["split"], "validation");
+    assert_eq!(manifest["games"]["fixture-mix/2"]["split"], "test");
+    assert_eq!(manifest["players"]["eve"], "test");
+    assert!(
+        manifest["games"].get("fixture-mix/3").is_none(),
+        "{manifest}"
+    );
     // Engine games are split by game.
     let o = add_split(&copy, "engine", "fixture-rated-3", "test");
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));

@@ -121,7 +121,8 @@ pub struct AddArgs {
     #[arg(long)]
     json: Option<PathBuf>,
     /// Grow one split: take only the games whose players are all in it or new, and from
-    /// now on send this source's games of two new players to it (not by event and site).
+    /// now on send this source's games of two new players to it (not by event and site);
+    /// if they already go to another split, take only games with a player in this one.
     #[arg(long, value_enum)]
     split: Option<Split>,
 }
@@ -874,7 +875,9 @@ fn add(a: AddArgs) -> Result<ExitCode> {
 
 /// `corpus add --split`: keeps the picked games whose players are all in `split` or new,
 /// and records (at once, so that a stopped run's games are assigned alike by `corpus
-/// manifest`) that this source's games of two new players go to `split`.
+/// manifest`) that this source's games of two new players go to `split`. A source that
+/// already sends them to another split keeps doing so: then only games with a player
+/// already in `split` are kept.
 fn grow_split(
     a: &AddArgs,
     split: Split,
@@ -887,20 +890,30 @@ fn grow_split(
     if a.label == Label::Engine {
         return Err("--split: engine games are split by game, not by player".into());
     }
-    if let Some(other) = manifest.new_players.get(&a.source)
-        && *other != split
-    {
-        return Err(format!(
-            "--split: the new players of {} already go to {other:?}",
-            a.source
-        ));
-    }
+    // A source sends its games of two new players to one split only: once it sends them
+    // elsewhere, growing this split takes only games with a player already in it.
+    let elsewhere = manifest
+        .new_players
+        .get(&a.source)
+        .filter(|other| **other != split)
+        .copied();
+    let before = picked.len();
     picked.retain(|p| {
-        ["White", "Black"].iter().all(|t| {
-            player_key(pgn_tag(&p.pgn, t))
-                .is_none_or(|n| manifest.players.get(&n).is_none_or(|s| *s == split))
-        })
+        let splits: Vec<Option<Split>> = ["White", "Black"]
+            .iter()
+            .filter_map(|t| player_key(pgn_tag(&p.pgn, t)))
+            .map(|n| manifest.players.get(&n).copied())
+            .collect();
+        splits.iter().all(|s| s.is_none_or(|s| s == split))
+            && (elsewhere.is_none() || splits.contains(&Some(split)))
     });
+    if let Some(other) = elsewhere {
+        eprintln!(
+            "fairsight: --split {split:?}: {} of {before} picked games kept, those with a player already in {split:?}: this source sends games of two new players to {other:?}",
+            picked.len(),
+        );
+        return Ok(());
+    }
     let mut m = Manifest::load(&a.corpus).map_err(|e| format!("{e:#}"))?;
     m.new_players.insert(a.source.clone(), split);
     m.save(&a.corpus).map_err(|e| format!("{e:#}"))
