@@ -115,7 +115,7 @@ pub mod fit {
     };
     pub use crate::model::assessment::{
         CLOCK_SIGNALS, ENGINE_DIRECTION, Expert, HumanRange, LateReference, Level, MIN_MOVES,
-        Pooled, RATED_SIGNALS, REGAN_SIGNALS, RatingBias, SIGNALS, Signals, TopLines,
+        PlayerEffect, Pooled, RATED_SIGNALS, REGAN_SIGNALS, RatingBias, SIGNALS, Signals, TopLines,
         Variant as AssessmentVariant, engine_direction, model_value,
     };
     pub use crate::model::classifier::{Baseline, Model, Node};

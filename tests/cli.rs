@@ -1711,6 +1711,31 @@ fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
         }
     }
     assert!(both_colours, "a real player plays both colours: {text}");
+    // Real players: the 3 of the split's 18 clean games' players with 2 or more of them
+    // (3 + 2 + 2 games), each assessed on their own games pooled.
+    let out = fairsight(&[
+        "assess",
+        "eval",
+        "--corpus",
+        "corpus/depth/d14",
+        "--split",
+        "train",
+        "--real-player-games",
+        "2",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let real = text
+        .split("real players of 2 or more clean games")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no real players: {text}"));
+    assert!(real.contains("3 players, 7 games in all"), "{real}");
+    assert!(real.contains("look closer or above: 0/3 "), "{real}");
+    let named = real
+        .lines()
+        .filter(|l| l.contains("a highest real player"))
+        .count();
+    assert_eq!(named, 3, "{real}");
     // A player's threshold applies from 5 games: smaller pseudo-players are refused.
     let out = eval("4");
     assert!(!out.status.success());

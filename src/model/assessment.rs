@@ -153,7 +153,8 @@ impl Signals {
     /// and the share of moves among the engine's lines (`zTopLines`, when the reference
     /// has its line) computed from `reference`, and every z-score against the rating
     /// recentred on the clean humans of its band when the reference has their bias
-    /// ([`RatingBias`]); unchanged without a rating. Always computed from the values
+    /// ([`RatingBias`]), then a player's narrowed by the player effects it has
+    /// ([`PlayerEffect`]); unchanged without a rating. Always computed from the values
     /// the z-scores come from, so applying it twice changes nothing.
     pub fn with_late_z(&self, reference: &LateReference) -> Signals {
         let mut s = self.clone();
@@ -175,12 +176,19 @@ impl Signals {
         if let Some(line) = &reference.top_lines {
             raw.push(("zTopLines", z(line, "topLines"), self.games));
         }
-        if let Some(bias) = &reference.bias {
+        if reference.bias.is_some() || !reference.player_effects.is_empty() {
             for (i, name) in REGAN_SIGNALS.iter().enumerate() {
                 raw.push((name, self.regan.0[i], self.regan.1));
             }
+        }
+        if let Some(bias) = &reference.bias {
             for (name, v, units) in &mut raw {
                 *v = v.map(|v| v - bias.offset(name, rating, *units));
+            }
+        }
+        for effect in &reference.player_effects {
+            if let Some((_, v, _)) = raw.iter_mut().find(|r| r.0 == effect.signal) {
+                *v = v.map(|v| v * effect.narrowing(self.games));
             }
         }
         for (name, v, _) in raw {
@@ -330,6 +338,73 @@ pub struct LateReference {
     /// it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bias: Option<RatingBias>,
+    /// How much of each z-score's spread lies between players, by which a player's
+    /// pooled z-score is narrowed ([`PlayerEffect`]; empty in models fitted before it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub player_effects: Vec<PlayerEffect>,
+}
+
+/// The share of a z-score's spread among clean human game sides that lies between players
+/// (the intraclass correlation `icc` of the sides of the train split's players with two
+/// or more games, one-way analysis of variance). A player's own style and form are in
+/// each of their games, so the mean of `g` of their sides varies `1 + icc·(g − 1)` times
+/// more than `g` independent sides' would; a player's pooled z-score, which assumes them
+/// independent, is divided by the square root of that, so that an honest player of many
+/// games is no further out than an honest side (Regan's `zAsd`: icc about 0.2, a 20-game
+/// player's pooled z about 2.3 times too far out without it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlayerEffect {
+    /// The z-score.
+    pub signal: String,
+    /// Its intraclass correlation between players (0 to 1).
+    pub icc: f64,
+    /// The players it was fitted on.
+    pub players: usize,
+}
+
+impl PlayerEffect {
+    /// The intraclass correlation of `groups` (one player's values each; players with
+    /// fewer than two values are left out), by one-way analysis of variance with unequal
+    /// group sizes, at least 0; `None` with fewer than 10 such players.
+    pub fn fit(signal: &str, groups: &[Vec<f64>]) -> Option<PlayerEffect> {
+        let groups: Vec<&Vec<f64>> = groups.iter().filter(|g| g.len() >= 2).collect();
+        let k = groups.len();
+        if k < 10 {
+            return None;
+        }
+        let n: f64 = groups.iter().map(|g| g.len() as f64).sum();
+        let grand = groups.iter().flat_map(|g| g.iter()).sum::<f64>() / n;
+        let (mut between, mut within) = (0.0, 0.0);
+        for g in &groups {
+            let mean = g.iter().sum::<f64>() / g.len() as f64;
+            between += g.len() as f64 * (mean - grand) * (mean - grand);
+            within += g.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>();
+        }
+        let msb = between / (k as f64 - 1.0);
+        let msw = within / (n - k as f64);
+        let n0 = (n - groups
+            .iter()
+            .map(|g| (g.len() * g.len()) as f64)
+            .sum::<f64>()
+            / n)
+            / (k as f64 - 1.0);
+        let icc = (msb - msw) / (msb + (n0 - 1.0) * msw);
+        Some(PlayerEffect {
+            signal: signal.to_owned(),
+            icc: if icc.is_finite() {
+                icc.clamp(0.0, 1.0)
+            } else {
+                0.0
+            },
+            players: k,
+        })
+    }
+
+    /// The factor a pooled z-score of `games` game sides is multiplied by.
+    pub fn narrowing(&self, games: usize) -> f64 {
+        1.0 / libm::sqrt(1.0 + self.icc * (games.max(1) - 1) as f64)
+    }
 }
 
 /// How far the clean human game sides of each rating band sit from zero in each z-score
@@ -485,6 +560,7 @@ impl LateReference {
             match_rate: RatingLine::fit(&pairs("lateMatch"))?,
             top_lines: RatingLine::fit(&pairs("topLines")),
             bias: None,
+            player_effects: Vec::new(),
         })
     }
 }
@@ -1416,6 +1492,7 @@ mod tests {
             match_rate: line,
             top_lines: Some(line),
             bias: Some(bias),
+            player_effects: Vec::new(),
         };
         let mut s = signals(&[("zAsd", 2.0), ("topLines", 0.58)], Some(1000.0));
         s.regan = ([None, None, Some(2.0)], 25);
@@ -1443,6 +1520,83 @@ mod tests {
         assert_eq!(old.bias, None);
         // Withholding the rating drops Regan's raw z-scores with it.
         assert_eq!(s.without(&RATED_SIGNALS).regan, ([None; 3], 0));
+    }
+
+    #[test]
+    fn a_players_pooled_z_is_narrowed_by_the_share_of_its_spread_between_players() {
+        // 200 players of 2 to 9 sides: a player effect of sd 0.5 and a side's of sd
+        // √0.75 (a side's variance 1, a quarter of it between players), drawn by a
+        // fixed generator.
+        let mut seed = 7_u64;
+        let mut normal = || {
+            let mut u = || {
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                ((seed >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+            };
+            let (a, b) = (u(), u());
+            libm::sqrt(-2.0 * libm::log(a)) * libm::cos(std::f64::consts::TAU * b)
+        };
+        let groups: Vec<Vec<f64>> = (0..200)
+            .map(|i| {
+                let player = 0.5 * normal();
+                (0..2 + i % 8)
+                    .map(|_| player + 0.75_f64.sqrt() * normal())
+                    .collect()
+            })
+            .collect();
+        let e = PlayerEffect::fit("zAsd", &groups).unwrap();
+        assert!((e.icc - 0.25).abs() < 0.08, "{e:?}");
+        assert_eq!(e.players, 200);
+        // No player effect: about 0, never below.
+        let flat: Vec<Vec<f64>> = (0..200)
+            .map(|i| (0..2 + i % 8).map(|_| normal()).collect())
+            .collect();
+        let none = PlayerEffect::fit("zAsd", &flat).unwrap();
+        assert!((0.0..0.05).contains(&none.icc), "{none:?}");
+        // Players of one side each, or too few players: nothing to fit.
+        assert_eq!(PlayerEffect::fit("zAsd", &vec![vec![1.0]; 50]), None);
+        assert_eq!(PlayerEffect::fit("zAsd", &groups[..9]), None);
+
+        // Applied: a player of 10 games' z-scores divided by √(1 + icc·9), a side's kept.
+        let line = RatingLine {
+            intercept: 0.5,
+            slope: 0.0,
+            sd: 0.1,
+        };
+        let effect = |signal: &str, icc| PlayerEffect {
+            signal: signal.into(),
+            icc,
+            players: 100,
+        };
+        let r = LateReference {
+            loss: line,
+            match_rate: line,
+            top_lines: Some(line),
+            bias: None,
+            player_effects: vec![effect("zAsd", 0.25), effect("zTopLines", 1.0 / 9.0)],
+        };
+        let mut player = signals(&[("zAsd", 3.0), ("topLines", 0.6)], Some(1500.0));
+        player.regan = ([Some(1.0), None, Some(3.0)], 400);
+        player.games = 10;
+        let narrowed = player.with_late_z(&r);
+        assert!((narrowed.get("zAsd").unwrap() - 3.0 / 3.25_f64.sqrt()).abs() < 1e-9);
+        // zTopLines: (0.6 - 0.5) / 0.1 · √10, divided by √2.
+        let top = 10.0_f64.sqrt() / 2.0_f64.sqrt();
+        assert!((narrowed.get("zTopLines").unwrap() - top).abs() < 1e-9);
+        assert_eq!(
+            narrowed.get("zMm"),
+            Some(1.0),
+            "no effect fitted: unchanged"
+        );
+        assert_eq!(narrowed.with_late_z(&r), narrowed, "twice is once");
+        let mut side = player.clone();
+        side.games = 1;
+        assert_eq!(side.with_late_z(&r).get("zAsd"), Some(3.0));
+        // A model file without them still reads, with none.
+        let mut json: serde_json::Value = serde_json::to_value(&r).unwrap();
+        json.as_object_mut().unwrap().remove("playerEffects");
+        let old: LateReference = serde_json::from_value(json).unwrap();
+        assert!(old.player_effects.is_empty());
     }
 
     #[test]

@@ -27,11 +27,11 @@ use std::{
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use fairsight::{
-    AssessmentModel, Calibration, GameReport, Side,
+    AssessmentModel, Calibration, GameReport, PlayerReport, Report, Side,
     fit::{
         AssessmentVariant, CLOCK_SIGNALS, Expert, HumanRange, LateReference, Level, Model,
-        RATED_SIGNALS, REGAN_SIGNALS, RatingBias, SIGNALS, Signals, engine_direction, model_value,
-        side_signals, tag_rating,
+        PlayerEffect, RATED_SIGNALS, REGAN_SIGNALS, RatingBias, SIGNALS, Signals, engine_direction,
+        model_value, side_signals, tag_rating,
     },
 };
 
@@ -56,6 +56,23 @@ pub enum AssessCmd {
     /// The depth study: the same games analysed at several settings (one corpus folder
     /// each), compared by per-side AUC of the absolute signals and their combination.
     Depth(depth::DepthArgs),
+    /// Fit the player effects of a model's z-scores on the corpus's train split and write
+    /// the model with them: a player's pooled z-scores narrowed by the share of each
+    /// one's spread that lies between players; a game side's assessment is unchanged.
+    PlayerEffects(PlayerEffectsArgs),
+}
+
+#[derive(Args)]
+pub struct PlayerEffectsArgs {
+    /// The corpus folder.
+    #[arg(long, default_value = "corpus")]
+    corpus: PathBuf,
+    /// The model [default: the shipped one].
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Where to write the model with the player effects.
+    #[arg(long)]
+    out: PathBuf,
 }
 
 mod depth;
@@ -119,6 +136,10 @@ pub struct FitArgs {
     /// closer`, since a band mixes online and over-the-board ratings; models/README.md).
     #[arg(long)]
     rating_bias: bool,
+    /// Narrow a player's pooled z-scores by the share of each one's spread that lies
+    /// between the train split's clean players ([`PlayerEffect`]).
+    #[arg(long)]
+    player_effects: bool,
 }
 
 #[derive(Args)]
@@ -136,6 +157,9 @@ pub struct EvalArgs {
     /// several, comma-separated, for a table each.
     #[arg(long, value_delimiter = ',', default_value = "5")]
     player_games: Vec<usize>,
+    /// The fewest clean games in the split of a real player in the real players' table.
+    #[arg(long, default_value_t = 5)]
+    real_player_games: usize,
 }
 
 pub fn run(cmd: AssessCmd) -> Result<()> {
@@ -143,6 +167,26 @@ pub fn run(cmd: AssessCmd) -> Result<()> {
         AssessCmd::Fit(a) => fit(a),
         AssessCmd::Eval(a) => eval(a),
         AssessCmd::Depth(a) => depth::depth(a),
+        AssessCmd::PlayerEffects(a) => {
+            let mut slot = None;
+            let mut model = load_model(a.model.as_ref(), &mut slot)?.clone();
+            let reference = model
+                .late_reference
+                .as_mut()
+                .context("the model has no z-scores against the rating (no late reference)")?;
+            reference.player_effects.clear();
+            let mut all = rows(&a.corpus, None)?;
+            with_late_reference(&mut all, reference);
+            reference.player_effects = fit_player_effects(&all);
+            eprint!(
+                "fairsight: {}",
+                player_effects_words(&reference.player_effects)
+            );
+            std::fs::write(&a.out, model.to_json() + "\n")
+                .with_context(|| format!("cannot write {}", a.out.display()))?;
+            eprintln!("fairsight: wrote {}", a.out.display());
+            Ok(())
+        }
         AssessCmd::Rows(a) => {
             let mut all = rows(&a.corpus, None)?;
             if let Some(r) = AssessmentModel::builtin().and_then(|m| m.late_reference.as_ref()) {
@@ -460,6 +504,37 @@ fn fit_rating_bias(rows: &[Row]) -> RatingBias {
     RatingBias::fit(&samples)
 }
 
+/// The z-scores' player effects ([`PlayerEffect`]) among the clean human sides of the
+/// train split's players with two or more of them, as the rows have them (`reference`
+/// and any bias applied).
+fn fit_player_effects(rows: &[Row]) -> Vec<PlayerEffect> {
+    let humans: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.split == Split::Train && r.kind == Kind::Human)
+        .collect();
+    ["zMm", "zEv", "zAsd", "zLateLoss", "zLateMatch", "zTopLines"]
+        .iter()
+        .filter_map(|name| {
+            let mut by_player: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+            for r in &humans {
+                if let Some(z) = r.signals.get(name) {
+                    by_player.entry(&r.player).or_default().push(z);
+                }
+            }
+            PlayerEffect::fit(name, &by_player.into_values().collect::<Vec<_>>())
+        })
+        .collect()
+}
+
+/// The player effects in words, one line.
+fn player_effects_words(effects: &[PlayerEffect]) -> String {
+    let mut out = String::from("share of each z-score's spread between players (icc; players):");
+    for e in effects {
+        let _ = write!(out, " {} {:.2} ({})", e.signal, e.icc, e.players);
+    }
+    out + "\n"
+}
+
 /// The bias in words, one line per signal: each band's mean z-score of a single game
 /// side (bias per unit times the square root of the band's median units).
 fn rating_bias_words(bias: &RatingBias) -> String {
@@ -729,6 +804,11 @@ fn fit(a: FitArgs) -> Result<()> {
                 r.bias = Some(bias);
                 with_late_reference(&mut all, r);
             }
+            if a.player_effects {
+                // A side's z-scores are as they were (one game): nothing to apply again.
+                r.player_effects = fit_player_effects(&all);
+                eprint!("fairsight: {}", player_effects_words(&r.player_effects));
+            }
             eprintln!(
                 "fairsight: the later half at a rating (clean human train sides): log(1 + lateLoss) = {:.3} {:+.5} x rating (sd {:.3}), lateMatch = {:.3} {:+.5} x rating (sd {:.3})",
                 r.loss.intercept,
@@ -766,6 +846,13 @@ fn fit(a: FitArgs) -> Result<()> {
     if let Some(bias) = late_reference.as_ref().and_then(|r| r.bias.as_ref()) {
         card.push('\n');
         card.push_str(&rating_bias_words(bias));
+    }
+    if let Some(r) = late_reference
+        .as_ref()
+        .filter(|r| !r.player_effects.is_empty())
+    {
+        card.push('\n');
+        card.push_str(&player_effects_words(&r.player_effects));
     }
     let (leak, bins) = leakage(&all, a.folds, a.seed)?;
     card.push_str(&format!(
@@ -1529,6 +1616,8 @@ struct PseudoPlayer {
     reasons: Vec<String>,
     /// The mean rating tag of its sides (`None` when one has none).
     elo: Option<f64>,
+    /// Its games.
+    games: usize,
 }
 
 /// Pseudo-players of `size` games each, for the per-player error rates: the split's human
@@ -1652,49 +1741,121 @@ fn pseudo_players(
     let report = rebuild(&members)?;
     let calibration =
         Calibration::builtin().filter(|c| c.applies_to(&report.settings, &report.engine));
+    // A clean pseudo-player pools the sides of different players, independent as a real
+    // player's z-scores are once narrowed by their player effects (`PlayerEffect`): it
+    // is read without the narrowing, which would make it look more human than any real
+    // player.
+    let mut independent = model.clone();
+    if let Some(r) = &mut independent.late_reference {
+        r.player_effects.clear();
+    }
     let mut out = Vec::new();
     for (k, (kind, ids, elo)) in groups.into_iter().enumerate() {
         let name = format!("pseudo-player {k}");
         let Some(p) = report.players.iter().find(|p| p.name == name) else {
             continue;
         };
-        let side_signals_of: Vec<Signals> = report
-            .games
-            .iter()
-            .flat_map(|g| {
-                [Side::White, Side::Black]
-                    .into_iter()
-                    .filter(|s| g.sides.get(*s).player == name)
-                    .filter_map(|s| {
-                        side_signals(g, s, fairsight::fit::tag_rating(g, s), calibration)
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-        // Engine games' clocks are never used (see `rows`).
-        let a = fairsight::fit::player_signals(p, &side_signals_of)
-            .map(|s| match kind {
-                Kind::TopEngine | Kind::WeakEngine => s.without(&CLOCK_SIGNALS),
-                _ => s,
-            })
-            .and_then(|s| model.assess(&s));
-        let reasons = a.as_ref().map_or_else(Vec::new, |a| {
-            a.reasons
-                .iter()
-                .map(|r| format!("{} {:.2} ({:+.2})", r.signal, r.value, r.effect))
-                .collect()
-        });
-        out.push(PseudoPlayer {
+        let model = if kind == Kind::Human {
+            &independent
+        } else {
+            model
+        };
+        out.push(assess_player(
+            &report,
+            calibration,
+            p,
             kind,
-            reasons,
+            model,
+            ids,
             elo,
-            level: a.as_ref().map(|a| a.level),
-            probability: a.as_ref().map_or(f64::NAN, |a| a.probability),
-            basis: a.map(|a| a.basis).unwrap_or_default(),
-            members: ids,
-        });
+        ));
     }
     Ok(out)
+}
+
+/// A player of `report` assessed by `model` on all their games pooled, as the CLI and the
+/// page assess one.
+fn assess_player(
+    report: &Report,
+    calibration: Option<&Calibration>,
+    p: &PlayerReport,
+    kind: Kind,
+    model: &AssessmentModel,
+    members: Vec<String>,
+    elo: Option<f64>,
+) -> PseudoPlayer {
+    let side_signals_of: Vec<Signals> = report
+        .games
+        .iter()
+        .flat_map(|g| {
+            [Side::White, Side::Black]
+                .into_iter()
+                .filter(|s| g.sides.get(*s).player == p.name)
+                .filter_map(|s| side_signals(g, s, fairsight::fit::tag_rating(g, s), calibration))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    // Engine games' clocks are never used (see `rows`).
+    let a = fairsight::fit::player_signals(p, &side_signals_of)
+        .map(|s| match kind {
+            Kind::TopEngine | Kind::WeakEngine => s.without(&CLOCK_SIGNALS),
+            _ => s,
+        })
+        .and_then(|s| model.assess(&s));
+    let reasons = a.as_ref().map_or_else(Vec::new, |a| {
+        a.reasons
+            .iter()
+            .map(|r| format!("{} {:.2} ({:+.2})", r.signal, r.value, r.effect))
+            .collect()
+    });
+    PseudoPlayer {
+        kind,
+        reasons,
+        elo,
+        level: a.as_ref().map(|a| a.level),
+        probability: a.as_ref().map_or(f64::NAN, |a| a.probability),
+        basis: a.map(|a| a.basis).unwrap_or_default(),
+        members,
+        games: p.games,
+    }
+}
+
+/// The split's real players with `min_games` or more clean human games in it, each
+/// assessed on all those games pooled: the per-player false-positive rate with what
+/// pseudo-players lack, a player's own style and form, the same in each of their games
+/// (which makes a player's pooled z-scores spread wider than one side's times √games).
+fn real_players(
+    corpus: &std::path::Path,
+    split: Split,
+    model: &AssessmentModel,
+    min_games: usize,
+) -> Result<Vec<PseudoPlayer>> {
+    let records: Vec<Record> = load_records(corpus, &[], None, Some(split))?
+        .into_iter()
+        .filter(|r| r.label == Label::Human)
+        .collect();
+    if records.is_empty() {
+        return Ok(Vec::new());
+    }
+    let report = rebuild(&records)?;
+    let calibration =
+        Calibration::builtin().filter(|c| c.applies_to(&report.settings, &report.engine));
+    Ok(report
+        .players
+        .iter()
+        .filter(|p| p.games >= min_games)
+        .map(|p| {
+            assess_player(
+                &report,
+                calibration,
+                p,
+                Kind::Human,
+                model,
+                vec![p.name.clone()],
+                p.rating,
+            )
+        })
+        .collect())
 }
 
 /// A game side for [`pseudo_players`]: kind, rating, record index, side.
@@ -1997,8 +2158,51 @@ fn eval(a: EvalArgs) -> Result<()> {
             n,
         );
     }
+    if a.real_player_games < 2 {
+        bail!("--real-player-games: 2 or more");
+    }
+    let real = real_players(&a.corpus, a.split, model, a.real_player_games)?;
+    real_player_rates(&mut out, &real, a.real_player_games);
     print!("{out}");
     Ok(())
+}
+
+/// The levels of the real clean players of `min_games` or more games ([`real_players`]).
+fn real_player_rates(out: &mut String, players: &[PseudoPlayer], min_games: usize) {
+    let assessed: Vec<&PseudoPlayer> = players.iter().filter(|p| p.level.is_some()).collect();
+    let _ = writeln!(
+        out,
+        "\nreal players of {min_games} or more clean games (all their games pooled; {} players, {} games in all):",
+        assessed.len(),
+        assessed.iter().map(|p| p.games).sum::<usize>()
+    );
+    for level in [Level::LookCloser, Level::Unclear] {
+        let k = assessed.iter().filter(|p| p.level >= Some(level)).count();
+        let (lo, hi) = wilson(k, assessed.len());
+        let _ = writeln!(
+            out,
+            "  false-positive rate, {} or above: {k}/{} = {:.1}% (95% {:.1}-{:.1}%)",
+            level.name(),
+            assessed.len(),
+            100.0 * k as f64 / assessed.len().max(1) as f64,
+            100.0 * lo,
+            100.0 * hi
+        );
+    }
+    let mut highest = assessed.clone();
+    highest.sort_by(|a, b| b.probability.total_cmp(&a.probability));
+    for p in highest.iter().take(3) {
+        let _ = writeln!(
+            out,
+            "  a highest real player: {:.3} ({}; {}, {} games; rated {}; reasons: {})",
+            p.probability,
+            p.basis,
+            p.members.join(", "),
+            p.games,
+            p.elo.map_or("-".into(), |e| format!("{e:.0}")),
+            p.reasons.join(", ")
+        );
+    }
 }
 
 /// The per-player rates of the pseudo-players of `games` games each.
@@ -2335,6 +2539,43 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    #[test]
+    fn player_effects_come_from_the_clean_train_players_only() {
+        // 600 rated sides; the clean human train sides go to 40 players of several sides
+        // each, whose zAsd is mostly the player's (a player effect of sd 1 and a side's
+        // of sd 0.3) and whose zMm is noise; every other row (engines, other splits) gets
+        // a player of its own side with a far zAsd, which must change nothing.
+        let mut rng = Rng(11);
+        let mut rows = synthetic(600, 5, false);
+        let effect: Vec<f64> = (0..40).map(|_| normal(&mut rng)).collect();
+        let set = |r: &mut Row, k: &str, v: f64| {
+            r.signals.values[SIGNALS.iter().position(|s| *s == k).unwrap()] = Some(v);
+        };
+        let mut clean = 0;
+        for (i, r) in rows.iter_mut().enumerate() {
+            if r.split == Split::Train && r.kind == Kind::Human {
+                r.player = format!("player {}", clean % 40);
+                set(r, "zAsd", effect[clean % 40] + 0.3 * normal(&mut rng));
+                set(r, "zMm", normal(&mut rng));
+                clean += 1;
+            } else {
+                r.player = format!("other {}", i / 2);
+                set(r, "zAsd", 9.0 * (i % 2) as f64);
+            }
+        }
+        assert!(clean > 80, "{clean}");
+        let effects = fit_player_effects(&rows);
+        let get = |name: &str| effects.iter().find(|e| e.signal == name).unwrap();
+        assert_eq!(get("zAsd").players, 40);
+        assert!(get("zAsd").icc > 0.8, "{:?}", get("zAsd"));
+        assert!(get("zMm").icc < 0.15, "{:?}", get("zMm"));
+        assert!(
+            effects.iter().all(|e| e.signal != "zLateLoss"),
+            "no values: none"
+        );
+        assert!(player_effects_words(&effects).contains("zAsd 0.9"));
     }
 
     #[test]
