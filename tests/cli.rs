@@ -1663,7 +1663,7 @@ fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
     // The depth study's default-setting folder: 18 clean human train games, so 36 sides,
     // White and Black together: 7 pseudo-players of 5; of 10, 2 (the 16 sides left are
     // both sides of 8 games, too few distinct games for a third).
-    let eval = |sizes: &str| {
+    let eval = |option: &str, value: &str| {
         fairsight(&[
             "assess",
             "eval",
@@ -1671,11 +1671,11 @@ fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
             "corpus/depth/d14",
             "--split",
             "train",
-            "--player-games",
-            sizes,
+            option,
+            value,
         ])
     };
-    let out = eval("5,10");
+    let out = eval("--player-games", "5,10");
     let text = stdout(&out);
     assert!(out.status.success(), "{}", stderr(&out));
     let mut both_colours = false;
@@ -1713,16 +1713,7 @@ fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
     assert!(both_colours, "a real player plays both colours: {text}");
     // Real players: the 3 of the split's 18 clean games' players with 2 or more of them
     // (3 + 2 + 2 games), each assessed on their own games pooled.
-    let out = fairsight(&[
-        "assess",
-        "eval",
-        "--corpus",
-        "corpus/depth/d14",
-        "--split",
-        "train",
-        "--real-player-games",
-        "2",
-    ]);
+    let out = eval("--real-player-games", "2");
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     let real = text
@@ -1731,13 +1722,25 @@ fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
         .unwrap_or_else(|| panic!("no real players: {text}"));
     assert!(real.contains("3 players, 7 games in all"), "{real}");
     assert!(real.contains("look closer or above: 0/3 "), "{real}");
-    let named = real
+    let named: Vec<&str> = real
         .lines()
         .filter(|l| l.contains("a highest real player"))
-        .count();
-    assert_eq!(named, 3, "{real}");
+        .collect();
+    let games: usize = named
+        .iter()
+        .map(|l| {
+            let before = l.split(" games, rated").next().unwrap();
+            before
+                .rsplit(", ")
+                .next()
+                .unwrap()
+                .parse::<usize>()
+                .unwrap()
+        })
+        .sum();
+    assert_eq!((named.len(), games), (3, 7), "{real}");
     // A player's threshold applies from 5 games: smaller pseudo-players are refused.
-    let out = eval("4");
+    let out = eval("--player-games", "4");
     assert!(!out.status.success());
     assert!(stderr(&out).contains("5 or more"), "{}", stderr(&out));
 }

@@ -1845,13 +1845,15 @@ fn real_players(
         .iter()
         .filter(|p| p.games >= min_games)
         .map(|p| {
+            let rating = p.rating.map_or("-".into(), |e| format!("{e:.0}"));
+            let members = vec![format!("{}, {} games, rated {rating}", p.name, p.games)];
             assess_player(
                 &report,
                 calibration,
                 p,
                 Kind::Human,
                 model,
-                vec![p.name.clone()],
+                members,
                 p.rating,
             )
         })
@@ -2189,17 +2191,20 @@ fn real_player_rates(out: &mut String, players: &[PseudoPlayer], min_games: usiz
             100.0 * hi
         );
     }
-    let mut highest = assessed.clone();
-    highest.sort_by(|a, b| b.probability.total_cmp(&a.probability));
-    for p in highest.iter().take(3) {
+    highest(out, "real player", assessed);
+}
+
+/// The three highest of `players` by probability, each on a line.
+fn highest(out: &mut String, what: &str, mut players: Vec<&PseudoPlayer>) {
+    players.retain(|p| !p.probability.is_nan());
+    players.sort_by(|a, b| b.probability.total_cmp(&a.probability));
+    for p in players.iter().take(3) {
         let _ = writeln!(
             out,
-            "  a highest real player: {:.3} ({}; {}, {} games; rated {}; reasons: {})",
+            "  a highest {what}: {:.3} ({}; {}; reasons: {})",
             p.probability,
             p.basis,
             p.members.join(", "),
-            p.games,
-            p.elo.map_or("-".into(), |e| format!("{e:.0}")),
             p.reasons.join(", ")
         );
     }
@@ -2257,21 +2262,8 @@ fn player_rates(out: &mut String, players: &[PseudoPlayer], games: usize) {
             band.len()
         );
     }
-    let mut clean: Vec<&PseudoPlayer> = players
-        .iter()
-        .filter(|p| p.kind == Kind::Human && !p.probability.is_nan())
-        .collect();
-    clean.sort_by(|a, b| b.probability.total_cmp(&a.probability));
-    for p in clean.iter().take(3) {
-        let _ = writeln!(
-            out,
-            "  a highest clean pseudo-player: {:.3} ({}; {}; reasons: {})",
-            p.probability,
-            p.basis,
-            p.members.join(", "),
-            p.reasons.join(", ")
-        );
-    }
+    let clean = players.iter().filter(|p| p.kind == Kind::Human).collect();
+    highest(out, "clean pseudo-player", clean);
     let (ps, pl): (Vec<f64>, Vec<bool>) = players
         .iter()
         .filter(|p| !p.probability.is_nan())
