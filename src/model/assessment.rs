@@ -1092,8 +1092,13 @@ impl AssessmentModel {
                 let range = self.range(f, s.rating);
                 let human = range.map(|h| (h.p5, h.p95));
                 let band = range.map_or_else(|| "all".to_owned(), band_name);
+                let narrowed = self
+                    .late_reference
+                    .iter()
+                    .flat_map(|r| &r.player_effects)
+                    .any(|e| e.signal == *f && e.narrowing(s.games) < 1.0);
                 Some(Reason {
-                    text: reason_text(f, value, human, &band),
+                    text: reason_text(f, value, human, &band, narrowed.then_some(s.games)),
                     signal: f.clone(),
                     value,
                     human,
@@ -1211,8 +1216,19 @@ pub fn describe(signal: &str, value: f64) -> (&'static str, String) {
     }
 }
 
-fn reason_text(signal: &str, value: f64, human: Option<(f64, f64)>, band: &str) -> String {
-    let (name, v) = describe(signal, value);
+/// A reason in words; `narrowed`: the games of a player whose z-score was narrowed by
+/// its player effect ([`PlayerEffect`]), said, since it is not the report's z-score.
+fn reason_text(
+    signal: &str,
+    value: f64,
+    human: Option<(f64, f64)>,
+    band: &str,
+    narrowed: Option<usize>,
+) -> String {
+    let (name, mut v) = describe(signal, value);
+    if let Some(games) = narrowed {
+        v += &format!(" over {games} games, allowing for a player's own style");
+    }
     let Some(human) = human else {
         return format!("{name}: {v}");
     };
@@ -1592,6 +1608,24 @@ mod tests {
         let mut side = player.clone();
         side.games = 1;
         assert_eq!(side.with_late_z(&r).get("zAsd"), Some(3.0));
+        // In an assessment: the player's zMm reason is the narrowed one, and says so.
+        let mut m = model();
+        m.late_reference = Some(LateReference {
+            player_effects: vec![effect("zMm", 0.25)],
+            ..r.clone()
+        });
+        let mut p = signals(&[("matchRate", 0.6), ("zMm", 3.0)], Some(2100.0));
+        p.regan = ([Some(3.0), None, None], 400);
+        p.games = 10;
+        let a = m.assess(&p).unwrap();
+        let reason = a.reasons.iter().find(|r| r.signal == "zMm").unwrap();
+        assert!((reason.value - 3.0 / 3.25_f64.sqrt()).abs() < 1e-9);
+        assert!(reason.text.contains("over 10 games"), "{}", reason.text);
+        // A reason says when its z-score was narrowed: not the report's own.
+        assert_eq!(
+            reason_text("zAsd", 1.8, None, "all", Some(10)),
+            "size of errors against the rating (z): +1.8 over 10 games, allowing for a player's own style"
+        );
         // A model file without them still reads, with none.
         let mut json: serde_json::Value = serde_json::to_value(&r).unwrap();
         json.as_object_mut().unwrap().remove("playerEffects");
