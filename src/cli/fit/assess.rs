@@ -136,10 +136,11 @@ pub struct FitArgs {
     /// closer`, since a band mixes online and over-the-board ratings; models/README.md).
     #[arg(long)]
     rating_bias: bool,
-    /// Narrow a player's pooled z-scores by the share of each one's spread that lies
-    /// between the train split's clean players ([`PlayerEffect`]).
+    /// Leave a player's pooled z-scores as wide as their games' independence would
+    /// make them: no [`PlayerEffect`]s (a study; by default they are fitted on the train
+    /// split's clean players).
     #[arg(long)]
-    player_effects: bool,
+    no_player_effects: bool,
 }
 
 #[derive(Args)]
@@ -167,26 +168,7 @@ pub fn run(cmd: AssessCmd) -> Result<()> {
         AssessCmd::Fit(a) => fit(a),
         AssessCmd::Eval(a) => eval(a),
         AssessCmd::Depth(a) => depth::depth(a),
-        AssessCmd::PlayerEffects(a) => {
-            let mut slot = None;
-            let mut model = load_model(a.model.as_ref(), &mut slot)?.clone();
-            let reference = model
-                .late_reference
-                .as_mut()
-                .context("the model has no z-scores against the rating (no late reference)")?;
-            reference.player_effects.clear();
-            let mut all = rows(&a.corpus, None)?;
-            with_late_reference(&mut all, reference);
-            reference.player_effects = fit_player_effects(&all);
-            eprint!(
-                "fairsight: {}",
-                player_effects_words(&reference.player_effects)
-            );
-            std::fs::write(&a.out, model.to_json() + "\n")
-                .with_context(|| format!("cannot write {}", a.out.display()))?;
-            eprintln!("fairsight: wrote {}", a.out.display());
-            Ok(())
-        }
+        AssessCmd::PlayerEffects(a) => player_effects(a),
         AssessCmd::Rows(a) => {
             let mut all = rows(&a.corpus, None)?;
             if let Some(r) = AssessmentModel::builtin().and_then(|m| m.late_reference.as_ref()) {
@@ -217,6 +199,38 @@ pub fn run(cmd: AssessCmd) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// `assess player-effects`: the model with its player effects fitted on the corpus's
+/// train split (its own later-half reference and bias applied first).
+fn player_effects(a: PlayerEffectsArgs) -> Result<()> {
+    let mut slot = None;
+    let mut model = load_model(a.model.as_ref(), &mut slot)?.clone();
+    let reference = model
+        .late_reference
+        .as_mut()
+        .context("the model has no z-scores against the rating (no later-half reference)")?;
+    reference.player_effects.clear();
+    let mut all = rows(&a.corpus, None)?;
+    with_late_reference(&mut all, reference);
+    reference.player_effects = fit_player_effects(&all);
+    eprint!(
+        "fairsight: {}",
+        player_effects_words(&reference.player_effects)
+    );
+    let games = Manifest::load(&a.corpus)?.games.len();
+    // Fitted again: an earlier note gives way.
+    let source = model
+        .source
+        .split("; player effects")
+        .next()
+        .unwrap_or_default();
+    model.source =
+        format!("{source}; player effects from the train split of a {games}-game corpus");
+    std::fs::write(&a.out, model.to_json() + "\n")
+        .with_context(|| format!("cannot write {}", a.out.display()))?;
+    eprintln!("fairsight: wrote {}", a.out.display());
+    Ok(())
 }
 
 /// The model at `path`, or the shipped one. `slot` keeps a loaded model alive.
@@ -804,7 +818,7 @@ fn fit(a: FitArgs) -> Result<()> {
                 r.bias = Some(bias);
                 with_late_reference(&mut all, r);
             }
-            if a.player_effects {
+            if !a.no_player_effects {
                 // A side's z-scores are as they were (one game): nothing to apply again.
                 r.player_effects = fit_player_effects(&all);
                 eprint!("fairsight: {}", player_effects_words(&r.player_effects));
