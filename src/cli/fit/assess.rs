@@ -8,10 +8,12 @@
 //!   a random forest (smartcore) are cross-validated with folds grouped by game and by
 //!   player; the better one is fitted on the whole train split, its scores calibrated on
 //!   the validation split (Platt), and the thresholds set from the clean human sides'
-//!   probabilities (train out-of-fold and validation).
+//!   probabilities (train out-of-fold and validation); the z-scores' player effects
+//!   ([`PlayerEffect`]) from the train split's clean players (also `assess
+//!   player-effects`, for a model as it is).
 //! - `assess eval`: the shipped (or a given) model on the test split: ROC AUC overall and
 //!   by slice beside each single signal's, false- and true-positive rates at the
-//!   thresholds with 95% intervals.
+//!   thresholds with 95% intervals, per pseudo-player and per real player.
 //!
 //! Engine games' clocks are left out: TCEC's time management at its time controls would
 //! let a model recognise the time control, not assistance. The clock models therefore
