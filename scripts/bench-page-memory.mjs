@@ -5,10 +5,16 @@
 // games is analysed at a shallow setting (depth 1, 1 line, no opening book, so every
 // ply is searched), with the peak heap sampled every 250 ms during the run, the time
 // the import and the run took, and where the DOM nodes are (games list, move map,
-// players). Workers (the analyzer's, the engines') are other heaps: the page ends them
-// after the run, so they are not in the figures after it.
+// players); and the analyzer worker's cost: the views of the report it made during the
+// run, their time, and the core's wasm memory at the end (its peak: it never shrinks).
+// Workers (the analyzer's, the engines') are other heaps: the page ends them after the
+// run, so they are not in the heap figures after it.
 // Usage: node scripts/bench-page-memory.mjs [--games 500,5000] [--workers 2] [--book]
-//   (--book: the built-in book, in which the generated games are whole, so no engine runs)
+//          [--views changed,whole] [--depth 1] [--players 60]
+//   (--book: the built-in book, in which the generated games are whole, so no engine runs;
+//   --views: how the analyzer worker makes its views, `changed` (the page's: the core
+//   gives the changed games alone) and `whole` (the baseline: the whole report at each
+//   view), each in a fresh tab for each number of games, with their ratios at the end)
 // Needs scripts/install.sh and scripts/build-web.sh first.
 import { launch, manyGames, openPage, startServer } from '../tests/browser/harness.mjs';
 
@@ -20,6 +26,9 @@ const opt = (name, dflt) => {
 const counts = opt('--games', '500,5000').split(',').map(Number);
 const workers = Number(opt('--workers', 2));
 const book = args.includes('--book') ? 'builtin' : 'none';
+const modes = opt('--views', 'changed').split(',');
+const depth = Number(opt('--depth', 1));
+const players = Number(opt('--players', 60));
 
 const MB = (b) => `${(b / 1048576).toFixed(1)} MB`;
 
@@ -39,9 +48,9 @@ const site = await startServer();
 const browser = await launch();
 const rows = [];
 try {
-  for (const n of counts) {
-    const { pgn } = manyGames(n);
-    const url = `${site.origin}/?depth=1&lines=1&workers=${workers}&book=${book}&nosw=1`;
+  for (const n of counts) for (const mode of modes) {
+    const { pgn } = manyGames(n, players);
+    const url = `${site.origin}/?depth=${depth}&lines=1&workers=${workers}&book=${book}&nosw=1${mode === 'whole' ? '&views=whole' : ''}`;
     const { context, page } = await openPage(browser, url);
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Performance.enable');
@@ -77,12 +86,13 @@ try {
         summary: count('#summary'),
         moveMapRows: document.querySelectorAll('#move-map g.mm-row').length,
         reportChars: json.length,
+        analyzer: window.fairsight.state.lastRun?.analyzer ?? null,
         positions: JSON.parse(json).games.reduce((s, g) => s + g.plies.filter((p) => p.searched).length, 0),
       };
     });
-    rows.push({ n, before, after, peak, importMs, runMs, where });
+    rows.push({ n, mode, before, after, peak, importMs, runMs, where });
     console.log(
-      `${n} games (${where.positions} positions searched, depth 1, 1 line, book ${book}, ${workers} workers): ` +
+      `${n} games of ${players} players, views ${mode} (${where.positions} positions searched, depth ${depth}, 1 line, book ${book}, ${workers} workers): ` +
         `import ${(importMs / 1000).toFixed(1)} s, run ${(runMs / 1000).toFixed(1)} s`,
     );
     console.log(
@@ -96,10 +106,31 @@ try {
       `  elements: ${where.all} in all; games list ${where.games} (${where.gameRows} game rows drawn), move map ${where.moveMap}, ` +
         `(${where.moveMapRows} rows drawn), players ${where.players}, summary ${where.summary}; the report ${MB(where.reportChars)} of JSON`,
     );
+    const w = where.analyzer;
+    if (w) {
+      const ms = w.views.reduce((s, v) => s + v[0], 0);
+      console.log(
+        `  analyzer worker: ${w.views.length} views of the report in ${(ms / 1000).toFixed(1)} s (${((100 * ms) / runMs).toFixed(1)}% of the run; ` +
+          `ms and games given of each: ${w.views.map(([t, g]) => `${t}/${g}`).join(' ')}), core wasm memory ${MB(w.wasmBytes)}`,
+      );
+    }
     await context.close();
   }
-  if (rows.length > 1) {
-    const [a, b] = [rows[0], rows.at(-1)];
+  for (const n of counts) {
+    const [c, w] = ['changed', 'whole'].map((m) => rows.find((r) => r.n === n && r.mode === m)?.where.analyzer);
+    if (c && w) {
+      // A view of the whole report costs about the same however few games changed; the
+      // page's views cost what changed. Compared: the mean view after the first.
+      const later = (a) => a.views.slice(1).reduce((s, v) => s + v[0], 0) / Math.max(1, a.views.length - 1);
+      console.log(
+        `${n} games, whole / changed views, in this run: a view after the first x${(later(w) / later(c)).toFixed(1)} ` +
+          `(${later(w).toFixed(0)} / ${later(c).toFixed(0)} ms), core wasm memory x${(w.wasmBytes / c.wasmBytes).toFixed(2)}`,
+      );
+    }
+  }
+  const first = rows.filter((r) => r.mode === modes[0]);
+  if (first.length > 1) {
+    const [a, b] = [first[0], first.at(-1)];
     const grow = (f) => ((f(b) - f(a)) / (b.n - a.n)).toFixed(1);
     console.log(
       `from ${a.n} to ${b.n} games (x${(b.n / a.n).toFixed(0)}): heap after x${(b.after.heapUsed / a.after.heapUsed).toFixed(1)} ` +

@@ -69,8 +69,8 @@ pub mod wasm;
 
 pub use accuracy::Accuracy;
 pub use analysis::{
-    Analysis, MergeError, ModelOverrides, Stream, check_shard_game, check_shard_heads,
-    entered_ratings, merge_shards, parse_rating, rerate,
+    Analysis, MergeError, ModelOverrides, ReportCache, ReportParts, Stream, check_shard_game,
+    check_shard_heads, entered_ratings, merge_shards, parse_rating, rerate,
 };
 pub use book::{
     Book, BookError, NoBook, PolyglotBook, PositionSet, load as load_book, polyglot_key,
@@ -93,7 +93,9 @@ pub use record::{
     features::{Judgement, Line, MoveFeatures},
     screening::{MatchTotals, MatchType, ScreeningMove},
 };
-pub use report::{GameReport, PlayerReport, Report, SCHEMA, Shard, ShardSource, SideReport, Sides};
+pub use report::{
+    GAME_SEPARATOR, GameReport, PlayerReport, Report, SCHEMA, Shard, ShardSource, SideReport, Sides,
+};
 pub use session::{Session, SessionError};
 pub use stats::{
     calibration::{Calibration, Evidence, ZScores},

@@ -256,10 +256,44 @@ pub struct PlayerReport {
     pub assessment: Option<Assessment>,
 }
 
+/// What stands between two games' texts in [`Report::to_json`].
+pub const GAME_SEPARATOR: &str = ",\n    ";
+
 impl Report {
     /// The JSON form, pretty-printed.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("invariant: the report serialises")
+    }
+
+    /// [`Report::to_json`] in pieces: the text before the first game and the text after
+    /// the last, for a report of these players and `games` games (this report's own
+    /// games are not written: it holds none). `head`, each game's [`Report::game_json`]
+    /// joined by [`GAME_SEPARATOR`], then `tail` is the whole report's `to_json`, byte
+    /// for byte.
+    pub fn json_around_games(&self, games: usize) -> (String, String) {
+        debug_assert!(self.games.is_empty(), "the games are written one by one");
+        let json = self.to_json();
+        // The root's keys are the only lines indented by two spaces, and `games` is one
+        // of them: its empty array is `[]`.
+        const KEY: &str = "\n  \"games\": [";
+        let at = json.find(KEY).expect("invariant: a report has games") + KEY.len();
+        if games == 0 {
+            (json[..at].to_owned(), json[at..].to_owned())
+        } else {
+            (
+                format!("{}\n    ", &json[..at]),
+                format!("\n  {}", &json[at..]),
+            )
+        }
+    }
+
+    /// One game's text as it stands in [`Report::to_json`] (indented as an element of
+    /// the root's `games`; a JSON string holds no raw line break, so every line break
+    /// is the layout's).
+    pub fn game_json(game: &GameReport) -> String {
+        serde_json::to_string_pretty(game)
+            .expect("invariant: a game report serialises")
+            .replace('\n', "\n    ")
     }
 
     /// Reads a report back from JSON.

@@ -27,7 +27,7 @@ pub use cache::JobCache;
 pub use pool::WorkerPool;
 
 use crate::{
-    analysis::Analysis,
+    analysis::{Analysis, ReportCache},
     book,
     engine::{Job, JobResult},
     game::Side,
@@ -312,6 +312,8 @@ pub struct Analyzer {
     analysis: Analysis,
     jobs: Vec<Job>,
     engine: EngineInfo,
+    /// The games' reports kept for [`Analyzer::report_parts`].
+    view: ReportCache,
 }
 
 #[wasm_bindgen]
@@ -379,6 +381,7 @@ impl Analyzer {
                 name: String::new(),
                 build: String::new(),
             },
+            view: ReportCache::default(),
         })
     }
 
@@ -496,6 +499,7 @@ impl Analyzer {
                 result.id.chunk + 1
             )));
         }
+        self.view.touch(result.id.game);
         self.analysis.add_result(result);
         Ok(())
     }
@@ -508,6 +512,7 @@ impl Analyzer {
             return Err(JsError::new(&format!("bad rating for {player}: {elo}")));
         }
         self.analysis.set_rating(player.trim(), elo);
+        self.view.touch_all();
         Ok(())
     }
 
@@ -518,6 +523,7 @@ impl Analyzer {
         let (name, elo) = crate::analysis::parse_rating(line)
             .ok_or_else(|| JsError::new(&format!("Rating \"{line}\": expected NAME=ELO.")))?;
         self.analysis.set_rating(name, elo);
+        self.view.touch_all();
         Ok(())
     }
 
@@ -534,6 +540,25 @@ impl Analyzer {
     #[wasm_bindgen(js_name = reportJson)]
     pub fn report_json(&self) -> String {
         self.analysis.report(self.engine.clone()).to_json()
+    }
+
+    /// The report so far in the pieces the page stores, `{head, tail, count, changed}`:
+    /// `changed` holds `[position, text]` for each game rebuilt since the last call (every
+    /// game the first time and after a rating or the engine is set, then only those with
+    /// new results), and `head`, the `count` games' texts joined by `",\n    "`, then
+    /// `tail` is [`Analyzer::report_json`], byte for byte. A refresh during a long run
+    /// then costs the games that changed and their players, not the whole report.
+    /// With `all`, every game is given, as the first time.
+    #[wasm_bindgen(js_name = reportParts)]
+    pub fn report_parts(&mut self, all: bool) -> Result<JsValue, JsError> {
+        if all {
+            self.view.touch_all();
+        }
+        to_js(
+            &self
+                .analysis
+                .report_parts(self.engine.clone(), &mut self.view),
+        )
     }
 
     /// The annotated PGN of the report so far.

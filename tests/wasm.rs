@@ -223,6 +223,63 @@ fn the_pages_rules_are_the_cores() {
     assert!(a.set_rating_text("Ann=inf").is_err());
 }
 
+/// `reportParts` read as the worker reads it: (head, tail, count, changed).
+fn parts(a: &mut Analyzer, all: bool) -> (String, String, usize, Vec<(usize, String)>) {
+    let v: serde_json::Value =
+        serde_wasm_bindgen::from_value(ok(a.report_parts(all))).expect("parts");
+    let changed = v["changed"]
+        .as_array()
+        .expect("changed")
+        .iter()
+        .map(|c| {
+            let i = c[0].as_u64().expect("a position") as usize;
+            (i, c[1].as_str().expect("a text").to_owned())
+        })
+        .collect();
+    (
+        v["head"].as_str().expect("head").to_owned(),
+        v["tail"].as_str().expect("tail").to_owned(),
+        v["count"].as_u64().expect("count") as usize,
+        changed,
+    )
+}
+
+#[wasm_bindgen_test]
+fn report_parts_give_the_changed_games_and_join_to_the_report() {
+    let mut a = ok(Analyzer::new(PGN, settings(), None));
+    let mut texts = vec![String::new(); 2];
+    let mut view = |a: &mut Analyzer, all: bool| {
+        let (head, tail, count, changed) = parts(a, all);
+        assert_eq!(count, 2);
+        for (i, text) in &changed {
+            texts[*i] = text.clone();
+        }
+        assert_eq!(
+            format!("{head}{}{tail}", texts.join(",\n    ")),
+            a.report_json(),
+            "head, the games' texts and tail are the report"
+        );
+        changed.iter().map(|c| c.0).collect::<Vec<_>>()
+    };
+    assert_eq!(view(&mut a, false), [0, 1], "every game the first time");
+    assert_eq!(view(&mut a, false), [] as [usize; 0]);
+    let result = recorded_result(&a);
+    ok(a.add_result_json(&result));
+    assert_eq!(view(&mut a, false), [0], "the game with new results");
+    assert!(json(&a.report_json())["games"][0]["plies"][0]["searched"] == true);
+    assert_eq!(view(&mut a, true), [0, 1], "every game when asked");
+    // The page names the engine with each result: no game changes with its name (nor
+    // with a build for which the models that apply stay the same: none here).
+    a.set_engine("Recorded 1", "test");
+    assert_eq!(view(&mut a, false), [] as [usize; 0]);
+    assert!(a.report_json().contains("Recorded 1"));
+    // A result that matches no job is refused and touches nothing.
+    let other = result.replace("\"game\":0", "\"game\":1");
+    assert_ne!(other, result);
+    assert!(a.add_result_json(&other).is_err());
+    assert_eq!(view(&mut a, false), [] as [usize; 0]);
+}
+
 /// Job 0 of `a` analysed through a recorded transcript: its result JSON.
 fn recorded_result(a: &Analyzer) -> String {
     let mut s = ok(EngineSession::new(ok(a.settings())));

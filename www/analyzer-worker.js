@@ -20,13 +20,53 @@ import { ReportStore, headOf, lightGame, splitReport, textHash } from './report-
 // import runs, and a message at most about every PROGRESS_MS of a long one.
 const PROGRESS_MS = 100;
 
-const ready = init();
+// What stands between two games' texts in the report (the core's GAME_SEPARATOR).
+const SEP = ',\n    ';
+
+let wasm = null;
+const ready = init().then((w) => {
+  wasm = w;
+});
 let analyzer = null;
 let store = null;
 let run = null;
-// Per game: the hash of the text stored, and its light row.
-let stored = [];
+// Per game, its light row.
+const rows = [];
 let inMemory = false; // the browser refused to store the report: the page keeps it
+let gaveAll = false; // the page was given every game's text to keep
+// Each view's time (ms) and games given, for usage().
+const work = { list: [] };
+
+/** The report's parts and its games that changed since the last view, from the core. */
+function changedParts() {
+  const parts = analyzer.reportParts(inMemory && !gaveAll);
+  const { count } = parts;
+  const changed = parts.changed.map(([i, text]) => {
+    rows[i] = lightGame(JSON.parse(text), textHash(text));
+    return [i, { text, sep: i + 1 < count ? SEP : '' }];
+  });
+  return { parts, changed };
+}
+
+// The baseline (`?views=whole`): the whole report's JSON made at each view, split, and
+// every game's text hashed to find the changed ones. Its work grows with the games at
+// each view, so with their square over a run.
+const WHOLE = new URL(self.location.href).searchParams.get('views') === 'whole';
+const hashes = [];
+
+function wholeParts() {
+  const split = splitReport(analyzer.reportJson());
+  const changed = [];
+  split.games.forEach((g, i) => {
+    const hash = textHash(g.text);
+    if (hashes[i] !== hash || (inMemory && !gaveAll)) {
+      hashes[i] = hash;
+      rows[i] = lightGame(JSON.parse(g.text), hash);
+      changed.push([i, g]);
+    }
+  });
+  return { parts: { head: split.head, tail: split.tail, count: split.games.length }, changed };
+}
 
 const ops = {
   /** Imports the PGN with progress, applies the ratings, and returns the plan. */
@@ -70,34 +110,39 @@ const ops = {
   report: () => analyzer.reportJson(),
   /**
    * Stores the report's games that changed since the last view, and returns the view:
-   * `{head, rows}` (the report without its games, one light row a game).
+   * `{head, rows}` (the report without its games, one light row a game). The core
+   * rebuilds and writes only those games and summarises only their players again
+   * (`reportParts`), never the whole report: over a run of thousands of games the views'
+   * work grows with the games, not with their square.
    */
   async view() {
-    const parts = splitReport(analyzer.reportJson());
-    const changed = [];
-    const rows = parts.games.map((g, i) => {
-      const hash = textHash(g.text);
-      if (stored[i]?.hash !== hash) {
-        stored[i] = { hash, row: lightGame(JSON.parse(g.text), hash) };
-        changed.push([i, g]);
-      }
-      return stored[i].row;
-    });
-    stored.length = parts.games.length;
-    const at = { head: parts.head, tail: parts.tail, count: parts.games.length };
+    const t = performance.now();
+    const { parts, changed } = WHOLE ? wholeParts() : changedParts();
+    const { count } = parts;
+    rows.length = count;
+    const at = { head: parts.head, tail: parts.tail, count };
+    const head = headOf(at);
+    work.list.push([Math.round(performance.now() - t), changed.length]);
     // Without IndexedDB here, or once the browser refused a write (a full disk), the page
     // keeps the texts in its memory instead (all of them, the first time): the report is
     // never lost, only no longer bounded.
-    if (!store.db || inMemory) return { head: headOf(parts), rows, parts: { ...at, changed, memory: true } };
+    if (!store.db || inMemory) {
+      gaveAll = true;
+      return { head, rows, parts: { ...at, changed, memory: true } };
+    }
     try {
       await store.put(run, at, changed);
     } catch {
       inMemory = true;
-      const all = parts.games.map((g, i) => [i, g]);
-      return { head: headOf(parts), rows, parts: { ...at, changed: all, memory: true } };
+      return this.view();
     }
-    return { head: headOf(parts), rows };
+    return { head, rows };
   },
+  /**
+   * What this worker has cost: each view made, `[ms, games given]`, and the core's wasm
+   * memory (bytes; it only grows, so this is its peak).
+   */
+  usage: () => ({ views: work.list, wasmBytes: wasm.memory.buffer.byteLength }),
 };
 
 self.onmessage = async (e) => {

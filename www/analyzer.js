@@ -11,7 +11,12 @@ export class AnalyzerWorker {
    * while `open` runs.
    */
   constructor({ onProgress } = {}) {
-    this.worker = new Worker(new URL('./analyzer-worker.js', import.meta.url), { type: 'module' });
+    // `?views=whole` on the page's address: the worker makes each view from the whole
+    // report, as before the core gave the changed games alone (a baseline for
+    // scripts/bench-page-memory.mjs, not for users).
+    const url = new URL('./analyzer-worker.js', import.meta.url);
+    if (new URLSearchParams(globalThis.location?.search).get('views') === 'whole') url.search = '?views=whole';
+    this.worker = new Worker(url, { type: 'module' });
     this.pending = new Map();
     this.next = 0;
     this.worker.onmessage = (e) => {
@@ -72,6 +77,11 @@ export class AnalyzerWorker {
    */
   view() {
     return this.call('view');
+  }
+
+  /** What the worker has cost so far: `{views, wasmBytes}` (analyzer-worker.js). */
+  usage() {
+    return this.call('usage');
   }
 
   /** Ends the worker and everything it holds. */

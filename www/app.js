@@ -594,6 +594,7 @@ async function analyse(text) {
   // Asked after every result was added (the worker answers in order): the whole report,
   // its games stored.
   const view = await analyzer.view();
+  stats.analyzer = await analyzer.usage().catch(() => null);
   analyzer.terminate();
   for (const f of outcome.failures) {
     const label = labels[pending[f.job]];

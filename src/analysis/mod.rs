@@ -16,11 +16,13 @@ mod merge;
 mod players;
 pub mod signals;
 mod stream;
+mod view;
 
 pub use merge::{
     MergeError, ModelOverrides, check_shard_game, check_shard_heads, entered_ratings, merge_shards,
 };
 pub use stream::Stream;
+pub use view::{ReportCache, ReportParts};
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -311,6 +313,19 @@ struct Models<'a> {
 }
 
 impl Models<'_> {
+    /// Which models these are (their addresses; none is 0): the same models give the
+    /// same games and players.
+    fn identity(&self) -> [usize; 3] {
+        fn at<T>(m: Option<&T>) -> usize {
+            m.map_or(0, |m| std::ptr::from_ref(m) as usize)
+        }
+        [
+            at(self.classifier),
+            at(self.calibration),
+            at(self.assessment),
+        ]
+    }
+
     /// A report of no games yet, naming these models.
     fn report(&self, settings: Settings, engine: EngineInfo) -> Report {
         Report {
@@ -522,6 +537,100 @@ mod tests {
             p.search.lines.push(second);
         }
         result
+    }
+
+    #[test]
+    fn report_parts_rebuild_only_the_touched_games_and_join_to_the_whole_report() {
+        // At the shipped models' settings and engine, so every game is classified and
+        // assessed; Ann plays three games, so her player summary pools games that were
+        // rebuilt with games that were kept; the third game does not import.
+        let model = AssessmentModel::builtin().expect("the assessment model ships");
+        let engine = EngineInfo {
+            name: "Stockfish".into(),
+            build: model.engine.build.clone(),
+        };
+        let moves = "1. e4 e5 2. Nf3 d6 3. d4 Bg4 4. dxe5 Bxf3 5. Qxf3 dxe5 6. Bc4 Nf6 \
+                     7. Qb3 Qe7 8. Nc3 c6 9. Bg5 b5 10. Nxb5 cxb5 11. Bxb5+ Nbd7 *";
+        let pgn = format!(
+            "[White \"Ann\"]\n[Black \"Bob\"]\n[BlackElo \"1900\"]\n\n{moves}\n\n\
+             [White \"Carol\"]\n[Black \"Ann\"]\n\n{moves}\n\n\
+             [White \"Dave\"]\n[Black \"Eve\"]\n\n1. e4 e5 2. Ke3 *\n\n\
+             [White \"ann\"]\n[Black \"Dave\"]\n[WhiteElo \"2100\"]\n\n{moves}\n"
+        );
+        let mut a = Analysis::from_pgn(&pgn, model.settings.clone());
+        assert_eq!(a.games().len(), 4);
+        assert!(a.games()[2].is_err());
+        let mut cache = ReportCache::default();
+        let mut texts: Vec<String> = Vec::new();
+        // Joins the parts as the page does, keeping the texts of games not given.
+        let mut view = |a: &Analysis, cache: &mut ReportCache, engine: &EngineInfo| {
+            let parts = a.report_parts(engine.clone(), cache);
+            texts.resize(parts.count, String::new());
+            for (at, text) in &parts.changed {
+                texts[*at] = text.clone();
+            }
+            let joined = format!(
+                "{}{}{}",
+                parts.head,
+                texts.join(crate::report::GAME_SEPARATOR),
+                parts.tail
+            );
+            assert_eq!(joined, a.report(engine.clone()).to_json());
+            parts.changed.iter().map(|c| c.0).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            view(&a, &mut cache, &engine),
+            [0, 1, 2, 3],
+            "all, the first time"
+        );
+        assert_eq!(
+            view(&a, &mut cache, &engine),
+            [] as [usize; 0],
+            "nothing touched"
+        );
+        // Results arrive chunk by chunk, game by game, one game's twice (a retry).
+        let jobs = a.jobs();
+        assert!(jobs.len() > 3);
+        for (k, job) in jobs.iter().enumerate() {
+            a.add_result(two_line_result(job));
+            cache.touch(job.id.game);
+            if k == 1 {
+                a.add_result(two_line_result(job));
+                cache.touch(job.id.game);
+            }
+            assert_eq!(view(&a, &mut cache, &engine), [job.id.game]);
+        }
+        assert!(
+            a.report(engine.clone())
+                .players
+                .iter()
+                .any(|p| p.assessment.is_some())
+        );
+        // A rating entered changes every game of that player, and the players.
+        a.set_rating("Ann", 2300.0);
+        cache.touch_all();
+        assert_eq!(view(&a, &mut cache, &engine), [0, 1, 2, 3]);
+        // Another engine's build: no model applies, every game is made again; the same
+        // build under another name changes only the head.
+        let other = EngineInfo {
+            name: "Other".into(),
+            build: "other".into(),
+        };
+        assert_eq!(view(&a, &mut cache, &other), [0, 1, 2, 3]);
+        let renamed = EngineInfo {
+            name: "Stockfish 19".into(),
+            build: other.build.clone(),
+        };
+        assert_eq!(view(&a, &mut cache, &renamed), [] as [usize; 0]);
+        assert_eq!(view(&a, &mut cache, &engine), [0, 1, 2, 3]);
+        // A report of no games is `[]` between head and tail.
+        let empty = Analysis::from_pgn("", model.settings.clone());
+        let parts = empty.report_parts(engine.clone(), &mut ReportCache::default());
+        assert_eq!(parts.count, 0);
+        assert_eq!(
+            format!("{}{}", parts.head, parts.tail),
+            empty.report(engine.clone()).to_json()
+        );
     }
 
     #[test]

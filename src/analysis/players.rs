@@ -54,6 +54,18 @@ impl Players {
     /// Adds both sides of a game (a failed game adds nothing), with the assessment's
     /// signals of each side when it has them.
     pub(super) fn add(&mut self, g: &GameReport, models: &Models, signals: [Option<Signals>; 2]) {
+        self.add_only(g, models, signals, |_| true);
+    }
+
+    /// [`Players::add`] for the players whose lower-case name `keep` accepts alone (the
+    /// other side of their games is left out).
+    pub(super) fn add_only(
+        &mut self,
+        g: &GameReport,
+        models: &Models,
+        signals: [Option<Signals>; 2],
+        keep: impl Fn(&str) -> bool,
+    ) {
         if g.error.is_some() {
             return;
         }
@@ -61,6 +73,9 @@ impl Players {
         for (side, signals) in [Side::White, Side::Black].into_iter().zip(signals) {
             let name = g.sides.get(side).player.clone();
             let key = name.to_lowercase();
+            if !keep(&key) {
+                continue;
+            }
             let acc = match self.by_key.get_mut(&key) {
                 Some(acc) => acc,
                 None => {

@@ -141,11 +141,11 @@ export function shot(page, name) {
 const RESULTS = ['1-0', '0-1', '1/2-1/2'];
 
 /**
- * `n` short games of 60 players (a deterministic generator: the same file every run),
+ * `n` short games of `count` players (a deterministic generator: the same file every run),
  * each the first six plies of the Ruy Lopez, all in the built-in book. Returns the PGN
  * and each game's players, in input order.
  */
-export function manyGames(n) {
+export function manyGames(n, count = 60) {
   let seed = 12345; // mulberry32
   const next = (k) => {
     seed = (seed + 0x6d2b79f5) | 0;
@@ -153,13 +153,13 @@ export function manyGames(n) {
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) % k;
   };
-  const players = Array.from({ length: 60 }, (_, i) => `Player${String(i).padStart(3, '0')}`);
+  const players = Array.from({ length: count }, (_, i) => `Player${String(i).padStart(3, '0')}`);
   const games = [];
   const text = [];
   for (let g = 0; g < n; g++) {
-    const white = players[next(60)];
-    let black = players[next(60)];
-    if (black === white) black = players[(players.indexOf(white) + 1) % 60];
+    const white = players[next(count)];
+    let black = players[next(count)];
+    if (black === white) black = players[(players.indexOf(white) + 1) % count];
     const result = RESULTS[next(3)];
     games.push({ white, black, result });
     text.push(

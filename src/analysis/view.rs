@@ -1,0 +1,169 @@
+//! The report while an analysis runs, made again and again as results arrive (the page's
+//! refreshes): only the games whose results changed since the last time are rebuilt and
+//! written out, and only their players summarised again (from all their games). A
+//! refresh then costs the changed games and their players, not the whole report: over a
+//! run of many games the work grows with the games, not with their square.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use serde::Serialize;
+
+use crate::{
+    game::{Game, ImportError, Side},
+    record::EngineInfo,
+    report::{GameReport, PlayerReport, Report},
+};
+
+use super::{
+    Analysis, Models, assess_sides, error_report, game_report, players::Players, summarise,
+};
+
+/// Every game's report, kept between calls of [`Analysis::report_parts`], and which games
+/// have changed since.
+#[derive(Debug, Default)]
+pub struct ReportCache {
+    /// In input order; empty before the first call and after [`ReportCache::touch_all`].
+    games: Vec<GameReport>,
+    /// Indexes of the games with new results since the last call.
+    touched: BTreeSet<usize>,
+    /// Every player's summary, in the report's order, kept with the games.
+    players: Vec<PlayerReport>,
+    /// Position in `players` by lower-case name.
+    player_at: HashMap<String, usize>,
+    /// The models they were made with ([`Models::identity`]).
+    models: [usize; 3],
+}
+
+impl ReportCache {
+    /// Game `index` has new results ([`Analysis::add_result`]): it is rebuilt next time.
+    pub fn touch(&mut self, index: usize) {
+        self.touched.insert(index);
+    }
+
+    /// Something every game depends on changed (a rating entered): every game is
+    /// rebuilt next time. (A change of the models that apply, with the engine's build,
+    /// is seen without it.)
+    pub fn touch_all(&mut self) {
+        self.games.clear();
+        self.touched.clear();
+    }
+}
+
+/// The report in the pieces the page stores ([`Report::json_around_games`]): `head`, the
+/// `count` games' texts joined by [`crate::report::GAME_SEPARATOR`], then `tail` is
+/// [`Analysis::report`]'s `to_json`. Only the games that changed since the last call are
+/// given, by their position in the report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReportParts {
+    /// The text before the first game.
+    pub head: String,
+    /// The text after the last game.
+    pub tail: String,
+    /// Games in the report.
+    pub count: usize,
+    /// Position in the report and text ([`Report::game_json`]) of every game rebuilt.
+    pub changed: Vec<(usize, String)>,
+}
+
+impl ReportCache {
+    /// Assesses the rebuilt games (at `changed`) and makes again the summary of each of
+    /// their players from all of that player's games. A player's summary and a game's
+    /// assessment depend on that player's games (or that game), the models and the
+    /// entered ratings alone, and a change of those rebuilds everything: every other
+    /// player's is kept as it was.
+    fn update_players(
+        &mut self,
+        changed: &[usize],
+        models: &Models,
+        entered: &HashMap<String, f64>,
+    ) {
+        let names = |g: &GameReport| {
+            (g.error.is_none())
+                .then(|| [Side::White, Side::Black].map(|s| g.sides.get(s).player.to_lowercase()))
+        };
+        let dirty: HashSet<String> = changed
+            .iter()
+            .filter_map(|&at| names(&self.games[at]))
+            .flatten()
+            .collect();
+        if dirty.is_empty() {
+            return;
+        }
+        let mut players = Players::default();
+        for g in &mut self.games {
+            if names(g).is_some_and(|n| n.iter().any(|k| dirty.contains(k))) {
+                let signals = assess_sides(g, models, entered);
+                players.add_only(g, models, signals, |k| dirty.contains(k));
+            }
+        }
+        for p in players.finish(models, entered) {
+            let at = self.player_at[&p.name.to_lowercase()];
+            self.players[at] = p;
+        }
+    }
+}
+
+fn index_of(game: &Result<Game, ImportError>) -> usize {
+    match game {
+        Ok(g) => g.index,
+        Err(e) => e.index,
+    }
+}
+
+impl Analysis {
+    /// The report of everything analysed so far, in pieces, rebuilding only the games
+    /// touched in `cache` since the last call (all of them the first time).
+    pub fn report_parts(&self, engine: EngineInfo, cache: &mut ReportCache) -> ReportParts {
+        let models = self.models.resolve(&self.settings, &engine);
+        let build = |g: &Result<Game, ImportError>| match g {
+            Ok(game) => game_report(
+                game,
+                &self.pre[&game.index],
+                self.results.get(&game.index),
+                &self.settings,
+                models.classifier,
+            ),
+            Err(e) => error_report(e),
+        };
+        let same = cache.games.len() == self.games.len() && cache.models == models.identity();
+        let changed: Vec<usize> = if same {
+            let touched = std::mem::take(&mut cache.touched);
+            let changed: Vec<usize> = self
+                .games
+                .iter()
+                .enumerate()
+                .filter(|(_, g)| touched.contains(&index_of(g)))
+                .map(|(at, g)| {
+                    cache.games[at] = build(g);
+                    at
+                })
+                .collect();
+            cache.update_players(&changed, &models, &self.ratings);
+            changed
+        } else {
+            cache.games = self.games.iter().map(build).collect();
+            cache.touched.clear();
+            cache.models = models.identity();
+            cache.players = summarise(&mut cache.games, &models, &self.ratings);
+            cache.player_at = cache
+                .players
+                .iter()
+                .enumerate()
+                .map(|(at, p)| (p.name.to_lowercase(), at))
+                .collect();
+            (0..self.games.len()).collect()
+        };
+        let mut report = models.report(self.settings.clone(), engine);
+        report.players = cache.players.clone();
+        let (head, tail) = report.json_around_games(cache.games.len());
+        ReportParts {
+            head,
+            tail,
+            count: cache.games.len(),
+            changed: changed
+                .into_iter()
+                .map(|at| (at, Report::game_json(&cache.games[at])))
+                .collect(),
+        }
+    }
+}
