@@ -4,8 +4,8 @@
 #   scripts/bench-quick.sh [N] [E] [K]
 #
 # A tournament of N games: the first N-E games of one TWIC 920 event
-# (../shared/data/human/otb/twic0920_minus_holdout.pgn, EVENT, default "5th Karen Asrian
-# Memorial") and the first E games of corpus/sources/switched-twic.pgn (real TWIC games
+# (../shared/data/human/otb/twic0920_minus_holdout.pgn, EVENT, default "3rd Forni di
+# Sopra Open", 142 games) and the first E games of corpus/sources/switched-twic.pgn (real TWIC games
 # in which one side hands its moves to Stockfish part-way), so that something is flagged. Then, one after the other with JOBS engines (default 2):
 #   1. fairsight analyze (the defaults: depth 14, 4 lines) of every game;
 #   2. fairsight analyze --mode quick --full-for K: the quick pass over every game, then
@@ -21,7 +21,7 @@ E=${2:-4}
 K=${3:-3}
 BIN=${FAIRSIGHT:-target/release/fairsight}
 JOBS=${JOBS:-2}
-EVENT=${EVENT:-5th Karen Asrian Memorial}
+EVENT=${EVENT:-3rd Forni di Sopra Open}
 OUT=${OUT:-target/bench-quick}
 mkdir -p "$OUT"
 python3 - "$N" "$E" "$EVENT" "$OUT/tournament.pgn" <<'EOF'

@@ -1678,6 +1678,22 @@ fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
     let out = eval("--player-games", "5,10");
     let text = stdout(&out);
     assert!(out.status.success(), "{}", stderr(&out));
+    // Each expert's own AUC, by slice, beside the combined one of the slice table.
+    let experts = text
+        .split("each expert's own score")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no experts' table: {text}"));
+    let all = experts.lines().nth(1).unwrap();
+    assert!(all.starts_with("  all sides: top engines 0."), "{all}");
+    for kind in ["weaker engines 0.", "switched 0."] {
+        assert!(all.contains(kind), "{all}");
+    }
+    let combined = all.split("; combined ").nth(1).unwrap();
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("| all sides |") && l.contains(&format!("| {combined} |"))),
+        "{combined} is not the slice table's: {text}"
+    );
     let mut both_colours = false;
     for (size, clean) in [(5, 7), (10, 2)] {
         let table = text

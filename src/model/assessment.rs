@@ -1045,6 +1045,28 @@ impl AssessmentModel {
         })
     }
 
+    /// Each expert's z for these signals (the variant's experts, in order, by kind): the
+    /// probability is made from the largest. For measuring what each expert tells apart
+    /// on its own (`fairsight assess eval`).
+    pub fn expert_scores(&self, s: &Signals) -> Vec<(&str, f64)> {
+        let derived;
+        let s = match &self.late_reference {
+            Some(r) => {
+                derived = s.with_late_z(r);
+                &derived
+            }
+            None => s,
+        };
+        let Some(v) = self.variant(s) else {
+            return Vec::new();
+        };
+        let x = v.input(s);
+        v.experts
+            .iter()
+            .map(|e| (e.kind.as_str(), e.z(&v.features, &x)))
+            .collect()
+    }
+
     /// The assessment of a side's or a player's signals.
     pub fn assess(&self, s: &Signals) -> Option<Assessment> {
         let derived;
@@ -1247,6 +1269,27 @@ fn reason_text(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_probability_is_made_from_the_largest_expert_score() {
+        // The shipped model's rated variant has its three experts; a side's probability
+        // is the calibrated sigmoid of the largest of their z-scores.
+        let m = AssessmentModel::builtin().expect("the shipped model");
+        let values = [("matchRate", 0.7), ("acpl", 12.0), ("lateLoss", 1.0)];
+        let mut s = signals(&values, Some(2000.0));
+        let scores = m.expert_scores(&s);
+        let kinds: Vec<&str> = scores.iter().map(|e| e.0).collect();
+        assert_eq!(kinds, ["top engines", "weaker engines", "switched"]);
+        let v = m
+            .variant(&s.with_late_z(m.late_reference.as_ref().unwrap()))
+            .unwrap();
+        let largest = scores.iter().map(|e| e.1).fold(f64::NEG_INFINITY, f64::max);
+        let p = sigmoid(v.platt.0 * logit(sigmoid(largest)) + v.platt.1);
+        assert!((m.assess(&s).unwrap().probability - p).abs() < 1e-12);
+        // Unrated: the unrated variant's two experts.
+        s.rating = None;
+        assert_eq!(m.expert_scores(&s).len(), 2);
+    }
 
     #[test]
     fn a_reason_moves_the_probability_the_way_its_value_reads() {

@@ -2128,6 +2128,44 @@ fn eval(a: EvalArgs) -> Result<()> {
             auc(&s, &l)
         );
     }
+    // Each expert alone, its z as the score: what each tells apart before the largest
+    // of them makes the probability (a side whose variant has no expert of a kind, an
+    // unrated one for the weaker engines', is left out of that expert's AUC).
+    let experts: Vec<Vec<(&str, f64)>> = test
+        .iter()
+        .map(|r| model.expert_scores(&r.signals))
+        .collect();
+    let _ = writeln!(
+        out,
+        "\neach expert's own score (its z; the probability is made from the largest), AUC by slice:"
+    );
+    for (name, pick, _) in slices.iter().take(4) {
+        let mut parts = Vec::new();
+        for kind in ["top engines", "weaker engines", "switched"] {
+            let (s, l): (Vec<f64>, Vec<bool>) = test
+                .iter()
+                .zip(&experts)
+                .filter_map(|(r, e)| Some((e.iter().find(|x| x.0 == kind)?.1, pick(r)?)))
+                .unzip();
+            let v = auc(&s, &l);
+            parts.push(if v.is_nan() {
+                format!("{kind} -")
+            } else {
+                format!("{kind} {v:.3} ({} sides)", l.len())
+            });
+        }
+        let (s, l): (Vec<f64>, Vec<bool>) = test
+            .iter()
+            .zip(&probs)
+            .filter_map(|(r, p)| Some(((*p)?, pick(r)?)))
+            .unzip();
+        let _ = writeln!(
+            out,
+            "  {name}: {}; combined {:.3}",
+            parts.join(", "),
+            auc(&s, &l)
+        );
+    }
     // Error rates at the thresholds.
     let level_of: Vec<Option<Level>> = test
         .iter()
