@@ -172,22 +172,27 @@ impl Analysis {
         let mut games: Vec<GameReport> = self
             .games
             .iter()
-            .map(|g| match g {
-                Ok(game) => game_report(
-                    game,
-                    &self.pre[&game.index],
-                    self.results.get(&game.index),
-                    &self.settings,
-                    models.classifier,
-                ),
-                Err(e) => error_report(e),
-            })
+            .map(|g| self.game_report(g, &models))
             .collect();
         let players = summarise(&mut games, &models, &self.ratings);
         let mut report = models.report(self.settings.clone(), engine);
         report.games = games;
         report.players = players;
         report
+    }
+
+    /// One game's report from its results so far, before its sides are assessed.
+    fn game_report(&self, g: &Result<Game, ImportError>, models: &Models) -> GameReport {
+        match g {
+            Ok(game) => game_report(
+                game,
+                &self.pre[&game.index],
+                self.results.get(&game.index),
+                &self.settings,
+                models.classifier,
+            ),
+            Err(e) => error_report(e),
+        }
     }
 }
 

@@ -14,9 +14,7 @@ use crate::{
     report::{GameReport, PlayerReport, Report},
 };
 
-use super::{
-    Analysis, Models, assess_sides, error_report, game_report, players::Players, summarise,
-};
+use super::{Analysis, Models, assess_sides, players::Players, summarise};
 
 /// Every game's report, kept between calls of [`Analysis::report_parts`], and which games
 /// have changed since.
@@ -115,16 +113,7 @@ impl Analysis {
     /// touched in `cache` since the last call (all of them the first time).
     pub fn report_parts(&self, engine: EngineInfo, cache: &mut ReportCache) -> ReportParts {
         let models = self.models.resolve(&self.settings, &engine);
-        let build = |g: &Result<Game, ImportError>| match g {
-            Ok(game) => game_report(
-                game,
-                &self.pre[&game.index],
-                self.results.get(&game.index),
-                &self.settings,
-                models.classifier,
-            ),
-            Err(e) => error_report(e),
-        };
+        let build = |g: &Result<Game, ImportError>| self.game_report(g, &models);
         let same = cache.games.len() == self.games.len() && cache.models == models.identity();
         let changed: Vec<usize> = if same {
             let touched = std::mem::take(&mut cache.touched);

@@ -1049,14 +1049,8 @@ impl AssessmentModel {
     /// probability is made from the largest. For measuring what each expert tells apart
     /// on its own (`fairsight assess eval`).
     pub fn expert_scores(&self, s: &Signals) -> Vec<(&str, f64)> {
-        let derived;
-        let s = match &self.late_reference {
-            Some(r) => {
-                derived = s.with_late_z(r);
-                &derived
-            }
-            None => s,
-        };
+        let s = self.with_references(s);
+        let s = s.as_ref();
         let Some(v) = self.variant(s) else {
             return Vec::new();
         };
@@ -1067,16 +1061,20 @@ impl AssessmentModel {
             .collect()
     }
 
+    /// The signals with those measured against the model's references added (the
+    /// later half's and the top lines' z-scores, with a player's effects), as the
+    /// variants read them.
+    fn with_references<'a>(&self, s: &'a Signals) -> std::borrow::Cow<'a, Signals> {
+        match &self.late_reference {
+            Some(r) => std::borrow::Cow::Owned(s.with_late_z(r)),
+            None => std::borrow::Cow::Borrowed(s),
+        }
+    }
+
     /// The assessment of a side's or a player's signals.
     pub fn assess(&self, s: &Signals) -> Option<Assessment> {
-        let derived;
-        let s = match &self.late_reference {
-            Some(r) => {
-                derived = s.with_late_z(r);
-                &derived
-            }
-            None => s,
-        };
+        let s = self.with_references(s);
+        let s = s.as_ref();
         let v = self.variant(s)?;
         let x = v.input(s);
         let probability = v.probability(&x);
