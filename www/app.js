@@ -17,6 +17,8 @@ import init, {
 } from './pkg/fairsight.js';
 import { Chessground } from './pkg/chessground/chessground.min.js';
 import {
+  PLAYER_PAGE,
+  SUMMARY_PAGE,
   renderGame,
   renderGameList,
   renderMoveMap,
@@ -54,6 +56,8 @@ const state = {
   replyTo: null,
   gameSort: { key: 'index', dir: 'ascending' }, // the games table's order
   playerSort: null, // the summary's order (null: the report's)
+  playersShown: PLAYER_PAGE, // the player panels drawn (a page more at each "Show more")
+  summaryShown: SUMMARY_PAGE, // the summary's rows drawn (likewise)
   filter: '', // the games table's player filter
   runs: 0, // analyses finished (done or cancelled)
   lastRun: null, // timings of the last analysis (for the benchmark)
@@ -263,6 +267,11 @@ function render() {
       state.playerSort = sort;
       render();
     },
+    limit: state.summaryShown,
+    onMore: () => {
+      state.summaryShown += SUMMARY_PAGE;
+      render();
+    },
     onPlayer: (name) => {
       $('player-filter').value = name;
       setFilter(name);
@@ -275,8 +284,21 @@ function render() {
   renderList();
   renderMoveMap($('move-map'), report, { selected: state.game, onSelect: openGame });
   const game = showGame();
-  renderPlayers($('players'), report);
+  renderPlayerPanels();
   return game;
+}
+
+/** The player panels: the filtered players in the summary's order, a page at a time. */
+function renderPlayerPanels() {
+  renderPlayers($('players'), state.report, {
+    sort: state.playerSort,
+    filter: state.filter,
+    limit: state.playersShown,
+    onMore: () => {
+      state.playersShown += PLAYER_PAGE;
+      renderPlayerPanels();
+    },
+  });
 }
 
 let gameLoads = 0;
@@ -338,7 +360,11 @@ function renderList() {
 
 function setFilter(text) {
   state.filter = text;
-  if (state.report) renderList();
+  state.playersShown = PLAYER_PAGE;
+  if (state.report) {
+    renderList();
+    renderPlayerPanels();
+  }
 }
 
 /**
@@ -455,6 +481,9 @@ async function analyse(text) {
   // thousands of games never blocks the page, which shows the games read so far.
   const analyzer = new AnalyzerWorker({ onProgress: showImport });
   const run = ReportStore.newRun();
+  // A new analysis starts with a page of summary rows and player panels.
+  state.playersShown = PLAYER_PAGE;
+  state.summaryShown = SUMMARY_PAGE;
   let plan;
   try {
     const book = await loadBook();
@@ -704,6 +733,8 @@ async function openReport(file) {
   try {
     const json = normaliseReport(await file.text());
     state.game = null;
+    state.playersShown = PLAYER_PAGE;
+    state.summaryShown = SUMMARY_PAGE;
     await setReport(json);
     // Ratings typed in the page apply to an opened report too.
     const rated = ratingLines().length > 0 && (await applyRatings({ quiet: true }));

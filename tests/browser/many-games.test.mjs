@@ -269,6 +269,73 @@ test("a player's scans list the 10 games least likely by chance, not one item a 
   fs.rmSync(saved);
 });
 
+test('130 players: the summary and the panels come a page at a time, in the summary\'s order, and follow the player filter', { skip: SKIP }, async () => {
+  // A CLI report of one game, its players cloned into 130 with names and move counts of
+  // their own, opened as a saved report (no engine runs).
+  const one = JSON.parse(cliReport(path.join(root, 'tests', 'fixtures', 'rated.pgn'), ['--depth', '4', '--multipv', '2', '--book', 'none']));
+  const N = 130;
+  const name = (i) => `Player${String(i).padStart(3, '0')}`;
+  const players = Array.from({ length: N }, (_, i) => ({
+    ...structuredClone(one.players[0]),
+    name: name(i),
+    analysedPlies: 10 + ((i * 37) % N),
+  }));
+  const report = { ...one, players };
+  const saved = path.join(root, 'target', `players-${process.pid}.json`);
+  fs.writeFileSync(saved, JSON.stringify(report));
+  const cardNames = (page) => page.locator('#players .player-card h3').allTextContents();
+  const summaryNames = (page) => page.locator('#summary tbody button.player-link').allTextContents();
+  for (const [view, viewport, colorScheme] of [
+    ['desktop', { width: 1280, height: 900 }, 'light'],
+    ['phone', { width: 390, height: 844 }, 'dark'],
+  ]) {
+    const { context, page, errors } = await openPage(browser, `${site.origin}/?nosw=1`, { viewport, colorScheme });
+    await page.setInputFiles('#open-report', saved);
+    await page.waitForFunction(() => document.body.dataset.state === 'done');
+    // The summary: a page of 100 rows; the panels: a page of 24, in its order.
+    assert.deepEqual(await summaryNames(page), players.slice(0, 100).map((p) => p.name));
+    assert.equal(await page.textContent('#summary .players-count'), '100 of 130 players; the column headers sort all of them. Show 30 more');
+    assert.deepEqual(await cardNames(page), players.slice(0, 24).map((p) => p.name));
+    assert.equal(await page.textContent('#players .players-count'), "24 of 130 players, in the summary's order. Show 24 more");
+    await page.click('#players button.more-players');
+    assert.deepEqual(await cardNames(page), players.slice(0, 48).map((p) => p.name));
+    // The keyboard goes on where the list grew: the first new panel has the focus.
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), name(24));
+    for (let k = 0; k < 10 && (await page.locator('#players button.more-players').count()); k++) {
+      await page.click('#players button.more-players');
+    }
+    assert.equal(await page.locator('#players .player-card').count(), N);
+    assert.equal(await page.locator('#players .players-count').count(), 0, 'all shown: no count, no button');
+
+    // Sorted by moves, most first: the summary's first page and the panels follow.
+    await page.click('#summary button[data-sort="moves"]');
+    const byMoves = players.map((p, i) => i).sort((a, b) => players[b].analysedPlies - players[a].analysedPlies || a - b);
+    assert.deepEqual(await summaryNames(page), byMoves.slice(0, 100).map((i) => name(i)));
+    assert.deepEqual(await cardNames(page), byMoves.map((i) => name(i)));
+    await page.click('#summary button.more-players');
+    assert.deepEqual(await summaryNames(page), byMoves.map((i) => name(i)));
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), name(byMoves[100]));
+    assert.equal(await page.locator('#summary .players-count').count(), 0);
+
+    // The player filter of the games keeps the panels of the matching players, and says so.
+    await page.fill('#player-filter', 'player01');
+    const matching = byMoves.filter((i) => name(i).toLowerCase().includes('player01'));
+    assert.deepEqual(await cardNames(page), matching.map((i) => name(i)));
+    assert.equal(await page.textContent('#players .players-count'), `10 of 10 players matching \u201cplayer01\u201d.`);
+    await page.locator('#players').screenshot({ path: path.join(shots, `players-filtered-${view}-${colorScheme}.png`) });
+    await page.fill('#player-filter', 'nobody');
+    assert.equal(await page.textContent('#players'), 'No player matching \u201cnobody\u201d.');
+    // Cleared, the filter gives the first page of panels again.
+    await page.fill('#player-filter', '');
+    assert.equal(await page.locator('#players .player-card').count(), 24);
+    await page.locator('#players .players-count').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(shots, `players-page-${view}-${colorScheme}.png`) });
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+  fs.rmSync(saved);
+});
+
 test("a full disk: the report's games stay in the tab's memory, and the report is whole", { skip: SKIP }, async () => {
   const { context, page, errors } = await openPage(browser, `${site.origin}/?depth=4&lines=1&workers=1&nosw=1`);
   // Every write of the analyzer's worker is refused, as a browser refuses it when the

@@ -13,4 +13,4 @@ export { renderGame } from './board.js';
 export { formatScore } from './format.js';
 export { renderGameList, selectInGameList } from './games.js';
 export { renderMoveMap, selectInMoveMap } from './movemap.js';
-export { renderPlayers, renderSummary } from './players.js';
+export { PLAYER_PAGE, SUMMARY_PAGE, renderPlayers, renderSummary } from './players.js';

@@ -73,9 +73,10 @@ function sortedPlayers(players, sort) {
  * sort (`sort` = {key, dir}, `onSort(sort)` asks for another, `aria-sort` on the sorted
  * one); a player's name is a button, `onPlayer(name)` (the page filters the games).
  */
-export function renderSummary(container, report, { sort = null, onSort, onPlayer } = {}) {
+export function renderSummary(container, report, { sort = null, onSort, onPlayer, limit = SUMMARY_PAGE, onMore } = {}) {
   const active = document.activeElement;
   const focusSort = container.contains(active) ? active.getAttribute?.('data-sort') : null;
+  const hadMore = active?.classList?.contains('more-players') && container.contains(active);
   container.replaceChildren();
   const players = arr(report?.players).filter((p) => p && typeof p === 'object');
   if (!players.length) {
@@ -99,7 +100,9 @@ export function renderSummary(container, report, { sort = null, onSort, onPlayer
     h('thead', null, head),
   );
   const body = h('tbody');
-  for (const p of sortedPlayers(players, sort)) {
+  const ordered = sortedPlayers(players, sort);
+  const rows = ordered.slice(0, Math.max(1, limit));
+  for (const p of rows) {
     const a = assessmentOf(p);
     const level = a ? str(a.level) : '';
     const slug = levelSlug(level);
@@ -136,22 +139,91 @@ export function renderSummary(container, report, { sort = null, onSort, onPlayer
   }
   table.append(body);
   container.append(h('div', { class: 'table-scroll' }, table));
+  const rest = ordered.length - rows.length;
+  if (rest) {
+    // A tournament of hundreds of players: a page of rows at a time, in the table's order
+    // (sort by level or probability to see the players to look at first).
+    const more = h('button', { type: 'button', class: 'more-players', text: `Show ${Math.min(SUMMARY_PAGE, rest)} more` });
+    more.addEventListener('click', () => {
+      const next = rows.length;
+      onMore?.();
+      const row = container.querySelectorAll('tbody tr')[next]?.querySelector('button.player-link');
+      row?.focus({ preventScroll: true });
+    });
+    container.append(
+      h('p', { class: 'players-count', role: 'status' },
+        `${rows.length} of ${ordered.length} players; the column headers sort all of them. `,
+        more),
+    );
+  }
   if (focusSort) container.querySelector(`button[data-sort="${CSS.escape(focusSort)}"]`)?.focus({ preventScroll: true });
+  else if (hadMore) container.querySelector('button.more-players')?.focus({ preventScroll: true });
 }
 
 // ---------------------------------------------------------------- players
 
-/** Per-player panels, aggregated over all games. */
-export function renderPlayers(container, report) {
+/** How many player panels are drawn at first, and added by each "Show more". */
+export const PLAYER_PAGE = 24;
+
+/** How many rows of the summary are drawn at first, and added by each "Show more". */
+export const SUMMARY_PAGE = 100;
+
+/**
+ * Per-player panels, aggregated over all games: those of the players whose name
+ * contains `filter` (the games' player filter), in the summary's order (`sort`), at most
+ * `limit` of them, so that a tournament of hundreds of players draws a page of panels,
+ * not hundreds (the summary lists them all). When more match, a line says how many are
+ * shown and a button, `onMore()`, asks for the next page. Returns {shown, total}.
+ */
+export function renderPlayers(container, report, { sort = null, filter = '', limit = PLAYER_PAGE, onMore } = {}) {
+  const active = document.activeElement;
+  const hadMore = active?.classList?.contains('more-players') && container.contains(active);
   container.replaceChildren();
   const players = arr(report?.players).filter((p) => p && typeof p === 'object');
   if (!players.length) {
     container.append(h('p', { class: 'empty', text: 'No players yet.' }));
-    return;
+    return { shown: 0, total: 0 };
   }
+  const f = filter.trim().toLowerCase();
+  const chosen = sortedPlayers(players, sort).filter((p) => !f || (str(p.name) || '?').toLowerCase().includes(f));
+  if (!chosen.length) {
+    container.append(h('p', { class: 'empty', text: `No player matching “${filter.trim()}”.` }));
+    return { shown: 0, total: 0 };
+  }
+  const shown = chosen.slice(0, Math.max(1, limit));
   const grid = h('div', { class: 'players-grid' });
-  for (const p of players) grid.append(playerCard(p, report));
+  for (const p of shown) grid.append(playerCard(p, report));
   container.append(grid);
+  if (shown.length < chosen.length || f) {
+    const rest = chosen.length - shown.length;
+    const count = h('p', { class: 'players-count', role: 'status' },
+      `${shown.length} of ${chosen.length} player${chosen.length === 1 ? '' : 's'}`,
+      f ? ` matching “${filter.trim()}”` : '',
+      rest ? ", in the summary's order." : '.');
+    if (rest) {
+      const more = h('button', {
+        type: 'button',
+        class: 'more-players',
+        text: `Show ${Math.min(PLAYER_PAGE, rest)} more`,
+      });
+      more.addEventListener('click', () => {
+        const next = shown.length;
+        onMore?.();
+        // The first new panel takes the focus (its heading), so a keyboard user goes on
+        // reading where the list grew.
+        const card = container.querySelectorAll('.player-card')[next];
+        const head = card?.querySelector('h3');
+        if (head) {
+          head.setAttribute('tabindex', '-1');
+          head.focus({ preventScroll: true });
+        }
+      });
+      count.append(' ', more);
+    }
+    container.append(count);
+    if (hadMore) container.querySelector('button.more-players')?.focus({ preventScroll: true });
+  }
+  return { shown: shown.length, total: chosen.length };
 }
 
 /**
