@@ -548,17 +548,37 @@ impl Analyzer {
     /// new results), and `head`, the `count` games' texts joined by `",\n    "`, then
     /// `tail` is [`Analyzer::report_json`], byte for byte. A refresh during a long run
     /// then costs the games that changed and their players, not the whole report.
-    /// With `all`, every game is given, as the first time.
+    /// With `all`, every game is given, as the first time. With `limit`, at most that
+    /// many games' texts are given, and `pending` says how many more
+    /// [`Analyzer::more_parts`] has (so a view of thousands of games never holds all their
+    /// texts at once, here or in the page).
     #[wasm_bindgen(js_name = reportParts)]
-    pub fn report_parts(&mut self, all: bool) -> Result<JsValue, JsError> {
+    pub fn report_parts(&mut self, all: bool, limit: Option<u32>) -> Result<JsValue, JsError> {
         if all {
             self.view.touch_all();
         }
+        let limit = limit.map_or(usize::MAX, |l| l as usize);
         to_js(
             &self
                 .analysis
-                .report_parts(self.engine.clone(), &mut self.view),
+                .report_parts_limited(self.engine.clone(), &mut self.view, limit),
         )
+    }
+
+    /// The next `limit` games' texts the last [`Analyzer::report_parts`] left to give,
+    /// `{changed, pending}` (`changed` as there; `pending`: how many are still to come).
+    #[wasm_bindgen(js_name = moreParts)]
+    pub fn more_parts(&mut self, limit: u32) -> Result<JsValue, JsError> {
+        #[derive(serde::Serialize)]
+        struct More {
+            changed: Vec<(usize, String)>,
+            pending: usize,
+        }
+        let changed = self.view.more(limit as usize);
+        to_js(&More {
+            changed,
+            pending: self.view.pending(),
+        })
     }
 
     /// The annotated PGN of the report so far.

@@ -226,7 +226,7 @@ fn the_pages_rules_are_the_cores() {
 /// `reportParts` read as the worker reads it: (head, tail, count, changed).
 fn parts(a: &mut Analyzer, all: bool) -> (String, String, usize, Vec<(usize, String)>) {
     let v: serde_json::Value =
-        serde_wasm_bindgen::from_value(ok(a.report_parts(all))).expect("parts");
+        serde_wasm_bindgen::from_value(ok(a.report_parts(all, None))).expect("parts");
     let changed = v["changed"]
         .as_array()
         .expect("changed")
@@ -278,6 +278,21 @@ fn report_parts_give_the_changed_games_and_join_to_the_report() {
     assert_ne!(other, result);
     assert!(a.add_result_json(&other).is_err());
     assert_eq!(view(&mut a, false), [] as [usize; 0]);
+    // A game at a time: the first with the head, the second from `moreParts`.
+    let v: serde_json::Value =
+        serde_wasm_bindgen::from_value(ok(a.report_parts(true, Some(1)))).expect("parts");
+    assert_eq!(
+        (v["changed"][0][0].as_u64(), v["pending"].as_u64()),
+        (Some(0), Some(1))
+    );
+    let m: serde_json::Value = serde_wasm_bindgen::from_value(ok(a.more_parts(1))).expect("more");
+    assert_eq!(m["changed"][0][0].as_u64(), Some(1));
+    assert_eq!(m["pending"].as_u64(), Some(0));
+    let whole = json(&a.report_json());
+    assert_eq!(
+        json(m["changed"][0][1].as_str().expect("a text")),
+        whole["games"][1]
+    );
 }
 
 /// Job 0 of `a` analysed through a recorded transcript: its result JSON.

@@ -37,15 +37,34 @@ let gaveAll = false; // the page was given every game's text to keep
 // Each view's time (ms) and games given, for usage().
 const work = { list: [] };
 
-/** The report's parts and its games that changed since the last view, from the core. */
-function changedParts() {
-  const parts = analyzer.reportParts(inMemory && !gaveAll);
-  const { count } = parts;
-  const changed = parts.changed.map(([i, text]) => {
+// A view's games come from the core this many at a time, each batch stored before the
+// next is made: the first view of thousands of games never holds all their texts at
+// once, in the core's memory (which never shrinks) or here.
+const BATCH = 200;
+
+/** A batch of games' texts from the core as the store takes them, their rows updated. */
+function gamesOf(changed, count) {
+  return changed.map(([i, text]) => {
     rows[i] = lightGame(JSON.parse(text), textHash(text));
     return [i, { text, sep: i + 1 < count ? SEP : '' }];
   });
-  return { parts, changed };
+}
+
+/**
+ * The report's parts and its games that changed since the last view, from the core:
+ * the first batch; `more()` gives the next (an empty one when all are given).
+ */
+function changedParts() {
+  const parts = analyzer.reportParts(inMemory && !gaveAll, BATCH);
+  const { count } = parts;
+  let pending = parts.pending;
+  const more = () => {
+    if (!pending) return [];
+    const m = analyzer.moreParts(BATCH);
+    pending = m.pending;
+    return gamesOf(m.changed, count);
+  };
+  return { parts, changed: gamesOf(parts.changed, count), more };
 }
 
 // The baseline (`?views=whole`): the whole report's JSON made at each view, split, and
@@ -65,7 +84,7 @@ function wholeParts() {
       changed.push([i, g]);
     }
   });
-  return { parts: { head: split.head, tail: split.tail, count: split.games.length }, changed };
+  return { parts: { head: split.head, tail: split.tail, count: split.games.length }, changed, more: () => [] };
 }
 
 const ops = {
@@ -116,26 +135,46 @@ const ops = {
    * work grows with the games, not with their square.
    */
   async view() {
-    const t = performance.now();
-    const { parts, changed } = WHOLE ? wholeParts() : changedParts();
+    const t0 = performance.now();
+    const { parts, changed: first, more: next } = WHOLE ? wholeParts() : changedParts();
+    // The core's time (and this thread's), not the store's.
+    let ms = performance.now() - t0;
+    const more = () => {
+      const t = performance.now();
+      const batch = next();
+      ms += performance.now() - t;
+      return batch;
+    };
     const { count } = parts;
     rows.length = count;
     const at = { head: parts.head, tail: parts.tail, count };
     const head = headOf(at);
-    work.list.push([Math.round(performance.now() - t), changed.length]);
     // Without IndexedDB here, or once the browser refused a write (a full disk), the page
     // keeps the texts in its memory instead (all of them, the first time): the report is
     // never lost, only no longer bounded.
     if (!store.db || inMemory) {
+      const changed = first;
+      for (let batch = more(); batch.length; batch = more()) changed.push(...batch);
       gaveAll = true;
+      work.list.push([Math.round(ms), changed.length]);
       return { head, rows, parts: { ...at, changed, memory: true } };
     }
+    let given = first.length;
     try {
-      await store.put(run, at, changed);
+      // The games first, batch by batch; the head (which names the count) with the last,
+      // so a reader of the stored report never meets a game not yet written.
+      let batch = first;
+      for (let following = more(); following.length; following = more()) {
+        await store.putGames(run, batch);
+        batch = following;
+        given += batch.length;
+      }
+      await store.put(run, at, batch);
     } catch {
       inMemory = true;
       return this.view();
     }
+    work.list.push([Math.round(ms), given]);
     return { head, rows };
   },
   /**

@@ -289,6 +289,18 @@ export class ReportStore {
     await done(tx);
   }
 
+  /**
+   * Stores games' texts (`[position, {text, sep}]`) of a run whose head `put` writes
+   * after them (a view given in batches).
+   */
+  async putGames(run, games) {
+    if (!this.db || this.memory?.has(run)) throw new Error('putGames: only for a stored run');
+    const tx = this.db.transaction(GAMES, 'readwrite');
+    const gs = tx.objectStore(GAMES);
+    for (const [i, g] of games) gs.put({ text: g.text, sep: g.sep }, [run, i]);
+    await done(tx);
+  }
+
   /** A game's JSON text, or undefined. */
   async game(run, i) {
     if (!this.db || this.memory?.has(run)) return this.memory.get(run)?.games[i]?.text;

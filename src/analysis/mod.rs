@@ -562,80 +562,129 @@ mod tests {
              [White \"Dave\"]\n[Black \"Eve\"]\n\n1. e4 e5 2. Ke3 *\n\n\
              [White \"ann\"]\n[Black \"Dave\"]\n[WhiteElo \"2100\"]\n\n{moves}\n"
         );
-        let mut a = Analysis::from_pgn(&pgn, model.settings.clone());
-        assert_eq!(a.games().len(), 4);
-        assert!(a.games()[2].is_err());
-        let mut cache = ReportCache::default();
-        let mut texts: Vec<String> = Vec::new();
-        // Joins the parts as the page does, keeping the texts of games not given.
-        let mut view = |a: &Analysis, cache: &mut ReportCache, engine: &EngineInfo| {
-            let parts = a.report_parts(engine.clone(), cache);
-            texts.resize(parts.count, String::new());
-            for (at, text) in &parts.changed {
-                texts[*at] = text.clone();
-            }
-            let joined = format!(
-                "{}{}{}",
-                parts.head,
-                texts.join(crate::report::GAME_SEPARATOR),
-                parts.tail
+        // The texts all at once, and a few at a time (`report_parts_limited`, then
+        // `ReportCache::more`), as the page's worker asks for them.
+        for limit in [usize::MAX, 1, 3] {
+            let mut a = Analysis::from_pgn(&pgn, model.settings.clone());
+            assert_eq!(a.games().len(), 4);
+            assert!(a.games()[2].is_err());
+            let mut cache = ReportCache::default();
+            let mut texts: Vec<String> = Vec::new();
+            // Joins the parts as the page does, keeping the texts of games not given.
+            let mut view = |a: &Analysis, cache: &mut ReportCache, engine: &EngineInfo| {
+                let parts = a.report_parts_limited(engine.clone(), cache, limit);
+                texts.resize(parts.count, String::new());
+                let mut given = parts.changed.clone();
+                assert!(given.len() <= limit);
+                assert_eq!(parts.pending, cache.pending());
+                while cache.pending() > 0 {
+                    let more = cache.more(limit);
+                    assert!(!more.is_empty() && more.len() <= limit);
+                    given.extend(more);
+                }
+                assert!(cache.more(limit).is_empty());
+                for (at, text) in &given {
+                    texts[*at] = text.clone();
+                }
+                let joined = format!(
+                    "{}{}{}",
+                    parts.head,
+                    texts.join(crate::report::GAME_SEPARATOR),
+                    parts.tail
+                );
+                assert_eq!(joined, a.report(engine.clone()).to_json());
+                given.iter().map(|c| c.0).collect::<Vec<_>>()
+            };
+            assert_eq!(
+                view(&a, &mut cache, &engine),
+                [0, 1, 2, 3],
+                "all, the first time"
             );
-            assert_eq!(joined, a.report(engine.clone()).to_json());
-            parts.changed.iter().map(|c| c.0).collect::<Vec<_>>()
-        };
-        assert_eq!(
-            view(&a, &mut cache, &engine),
-            [0, 1, 2, 3],
-            "all, the first time"
-        );
-        assert_eq!(
-            view(&a, &mut cache, &engine),
-            [] as [usize; 0],
-            "nothing touched"
-        );
-        // Results arrive chunk by chunk, game by game, one game's twice (a retry).
-        let jobs = a.jobs();
-        assert!(jobs.len() > 3);
-        for (k, job) in jobs.iter().enumerate() {
-            a.add_result(two_line_result(job));
-            cache.touch(job.id.game);
-            if k == 1 {
+            assert_eq!(
+                view(&a, &mut cache, &engine),
+                [] as [usize; 0],
+                "nothing touched"
+            );
+            // Results arrive chunk by chunk, game by game, one game's twice (a retry).
+            let jobs = a.jobs();
+            assert!(jobs.len() > 3);
+            for (k, job) in jobs.iter().enumerate() {
                 a.add_result(two_line_result(job));
                 cache.touch(job.id.game);
+                if k == 1 {
+                    a.add_result(two_line_result(job));
+                    cache.touch(job.id.game);
+                }
+                assert_eq!(view(&a, &mut cache, &engine), [job.id.game]);
             }
-            assert_eq!(view(&a, &mut cache, &engine), [job.id.game]);
+            assert!(
+                a.report(engine.clone())
+                    .players
+                    .iter()
+                    .any(|p| p.assessment.is_some())
+            );
+            // A rating entered changes every game of that player, and the players.
+            a.set_rating("Ann", 2300.0);
+            cache.touch_all();
+            assert_eq!(view(&a, &mut cache, &engine), [0, 1, 2, 3]);
+            // Another engine's build: no model applies, every game is made again; the same
+            // build under another name changes only the head.
+            let other = EngineInfo {
+                name: "Other".into(),
+                build: "other".into(),
+            };
+            assert_eq!(view(&a, &mut cache, &other), [0, 1, 2, 3]);
+            let renamed = EngineInfo {
+                name: "Stockfish 19".into(),
+                build: other.build.clone(),
+            };
+            assert_eq!(view(&a, &mut cache, &renamed), [] as [usize; 0]);
+            assert_eq!(view(&a, &mut cache, &engine), [0, 1, 2, 3]);
+            // A report of no games is `[]` between head and tail.
+            let empty = Analysis::from_pgn("", model.settings.clone());
+            let parts = empty.report_parts(engine.clone(), &mut ReportCache::default());
+            assert_eq!(parts.count, 0);
+            assert_eq!(
+                format!("{}{}", parts.head, parts.tail),
+                empty.report(engine.clone()).to_json()
+            );
         }
-        assert!(
-            a.report(engine.clone())
-                .players
-                .iter()
-                .any(|p| p.assessment.is_some())
-        );
-        // A rating entered changes every game of that player, and the players.
-        a.set_rating("Ann", 2300.0);
-        cache.touch_all();
-        assert_eq!(view(&a, &mut cache, &engine), [0, 1, 2, 3]);
-        // Another engine's build: no model applies, every game is made again; the same
-        // build under another name changes only the head.
-        let other = EngineInfo {
-            name: "Other".into(),
-            build: "other".into(),
-        };
-        assert_eq!(view(&a, &mut cache, &other), [0, 1, 2, 3]);
-        let renamed = EngineInfo {
-            name: "Stockfish 19".into(),
-            build: other.build.clone(),
-        };
-        assert_eq!(view(&a, &mut cache, &renamed), [] as [usize; 0]);
-        assert_eq!(view(&a, &mut cache, &engine), [0, 1, 2, 3]);
-        // A report of no games is `[]` between head and tail.
-        let empty = Analysis::from_pgn("", model.settings.clone());
-        let parts = empty.report_parts(engine.clone(), &mut ReportCache::default());
-        assert_eq!(parts.count, 0);
+    }
+
+    #[test]
+    fn games_left_to_give_come_again_with_the_next_view() {
+        let pgn = "[White \"Ann\"]\n[Black \"Bob\"]\n\n1. e4 e5 *\n\n\
+                   [White \"Bob\"]\n[Black \"Cy\"]\n\n1. d4 d5 *\n\n\
+                   [White \"Cy\"]\n[Black \"Ann\"]\n\n1. c4 c5 *\n";
+        let mut a = Analysis::from_pgn(pgn, Settings::default());
+        let mut cache = ReportCache::default();
+        let parts = a.report_parts_limited(EngineInfo::default(), &mut cache, 1);
+        assert_eq!((parts.changed.len(), parts.pending), (1, 2));
+        assert_eq!(parts.changed[0].0, 0);
+        // One more is taken; then a result for the first game arrives before the last
+        // is: the next view gives both, in report order, with the new head.
+        assert_eq!(cache.more(1)[0].0, 1);
+        let job = a
+            .jobs()
+            .into_iter()
+            .find(|j| j.id.game == 0)
+            .expect("a job");
+        a.add_result(two_line_result(&job));
+        cache.touch(0);
+        let parts = a.report_parts_limited(EngineInfo::default(), &mut cache, 5);
         assert_eq!(
-            format!("{}{}", parts.head, parts.tail),
-            empty.report(engine.clone()).to_json()
+            parts.changed.iter().map(|c| c.0).collect::<Vec<_>>(),
+            [0, 2]
         );
+        assert_eq!(parts.pending, 0);
+        // A rating entered rebuilds all: nothing left from before is given twice.
+        let parts = a.report_parts_limited(EngineInfo::default(), &mut cache, 1);
+        assert_eq!((parts.changed.len(), parts.pending), (0, 0));
+        a.set_rating("Ann", 2000.0);
+        cache.touch_all();
+        let parts = a.report_parts_limited(EngineInfo::default(), &mut cache, 2);
+        assert_eq!((parts.changed.len(), parts.pending), (2, 1));
+        assert_eq!(cache.more(9).len(), 1);
     }
 
     #[test]

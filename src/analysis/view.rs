@@ -4,7 +4,7 @@
 //! refresh then costs the changed games and their players, not the whole report: over a
 //! run of many games the work grows with the games, not with their square.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 use serde::Serialize;
 
@@ -30,6 +30,9 @@ pub struct ReportCache {
     player_at: HashMap<String, usize>,
     /// The models they were made with ([`Models::identity`]).
     models: [usize; 3],
+    /// Positions of rebuilt games whose texts are still to be given
+    /// ([`ReportCache::more`]), in report order.
+    pending: VecDeque<usize>,
 }
 
 impl ReportCache {
@@ -44,6 +47,22 @@ impl ReportCache {
     pub fn touch_all(&mut self) {
         self.games.clear();
         self.touched.clear();
+        self.pending.clear();
+    }
+
+    /// The texts of the next `limit` rebuilt games not yet given, `(position, text)`, as
+    /// the last [`Analysis::report_parts`] made them (its head and tail go with them).
+    pub fn more(&mut self, limit: usize) -> Vec<(usize, String)> {
+        let n = limit.min(self.pending.len());
+        self.pending
+            .drain(..n)
+            .map(|at| (at, Report::game_json(&self.games[at])))
+            .collect()
+    }
+
+    /// Rebuilt games whose texts [`ReportCache::more`] has yet to give.
+    pub fn pending(&self) -> usize {
+        self.pending.len()
     }
 }
 
@@ -59,8 +78,11 @@ pub struct ReportParts {
     pub tail: String,
     /// Games in the report.
     pub count: usize,
-    /// Position in the report and text ([`Report::game_json`]) of every game rebuilt.
+    /// Position in the report and text ([`Report::game_json`]) of every game rebuilt
+    /// (the first `limit` of them, when a limit is given).
     pub changed: Vec<(usize, String)>,
+    /// Rebuilt games whose texts are still to come, from [`ReportCache::more`].
+    pub pending: usize,
 }
 
 impl ReportCache {
@@ -112,6 +134,19 @@ impl Analysis {
     /// The report of everything analysed so far, in pieces, rebuilding only the games
     /// touched in `cache` since the last call (all of them the first time).
     pub fn report_parts(&self, engine: EngineInfo, cache: &mut ReportCache) -> ReportParts {
+        self.report_parts_limited(engine, cache, usize::MAX)
+    }
+
+    /// [`Analysis::report_parts`] giving at most `limit` games' texts; the others rebuilt
+    /// come from [`ReportCache::more`], so that a view of thousands of games never holds
+    /// all their texts at once. (Games left to give by an earlier call are given again
+    /// with this call's.)
+    pub fn report_parts_limited(
+        &self,
+        engine: EngineInfo,
+        cache: &mut ReportCache,
+        limit: usize,
+    ) -> ReportParts {
         let models = self.models.resolve(&self.settings, &engine);
         let build = |g: &Result<Game, ImportError>| self.game_report(g, &models);
         let same = cache.games.len() == self.games.len() && cache.models == models.identity();
@@ -128,7 +163,9 @@ impl Analysis {
                 })
                 .collect();
             cache.update_players(&changed, &models, &self.ratings);
-            changed
+            let mut give: BTreeSet<usize> = cache.pending.drain(..).collect();
+            give.extend(changed);
+            give.into_iter().collect()
         } else {
             cache.games = self.games.iter().map(build).collect();
             cache.touched.clear();
@@ -145,14 +182,13 @@ impl Analysis {
         let mut report = models.report(self.settings.clone(), engine);
         report.players = cache.players.clone();
         let (head, tail) = report.json_around_games(cache.games.len());
+        cache.pending = changed.into();
         ReportParts {
             head,
             tail,
             count: cache.games.len(),
-            changed: changed
-                .into_iter()
-                .map(|at| (at, Report::game_json(&cache.games[at])))
-                .collect(),
+            changed: cache.more(limit),
+            pending: cache.pending(),
         }
     }
 }
