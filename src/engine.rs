@@ -152,6 +152,19 @@ impl Search {
         self.lines.iter().map(|l| l.depth).max().unwrap_or(0)
     }
 
+    /// Keeps of every line but the deepest of each MultiPV index only its first move:
+    /// all a report reads of a search (the corpus stores the same, and rebuilds reports
+    /// byte for byte from it). Most of a search's memory is those moves.
+    pub fn slim(&mut self) {
+        let mut deepest = std::collections::BTreeSet::new();
+        for l in self.lines.iter_mut().rev() {
+            if !deepest.insert(l.multipv) {
+                l.pv.truncate(1);
+                l.pv.shrink_to_fit();
+            }
+        }
+    }
+
     pub(crate) fn record(&mut self, line: PvLine) {
         // Replace an earlier line of the same (depth, multipv): the engine's last word wins.
         match self
@@ -179,6 +192,19 @@ pub struct PositionAnalysis {
     /// multi-line one (hash kept), for the engine's choice at every depth.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slm: Option<Search>,
+}
+
+impl PositionAnalysis {
+    /// [`Search::slim`] of each of its searches.
+    pub fn slim(&mut self) {
+        self.search.slim();
+        for s in [&mut self.played_search, &mut self.slm]
+            .into_iter()
+            .flatten()
+        {
+            s.slim();
+        }
+    }
 }
 
 /// The cache key of a job's result: the engine's identity (its build, the script or

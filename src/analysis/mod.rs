@@ -161,7 +161,9 @@ impl Analysis {
     /// retried job counts once).
     pub fn add_result(&mut self, result: JobResult) {
         let game = self.results.entry(result.id.game).or_default();
-        for p in result.positions {
+        for mut p in result.positions {
+            // Kept for as long as the analysis: only what a report reads.
+            p.slim();
             game.insert(p.ply_index, p);
         }
     }
@@ -649,6 +651,74 @@ mod tests {
                 empty.report(engine.clone()).to_json()
             );
         }
+    }
+
+    #[test]
+    fn results_are_kept_slim_and_give_the_report_the_whole_results_give() {
+        // At the shipped models' settings (classifier and all features apply). Each
+        // position: depth-1 lines whose PVs run on (with moves no report may read: not
+        // even legal), then the depth-2 lines, the final ones.
+        let model = AssessmentModel::builtin().expect("the assessment model ships");
+        let engine = EngineInfo {
+            name: "Stockfish".into(),
+            build: model.engine.build.clone(),
+        };
+        let pgn = "[White \"Ann\"]\n[Black \"Bob\"]\n\n1. e4 e5 2. Nf3 d6 3. d4 Bg4 \
+                   4. dxe5 Bxf3 5. Qxf3 dxe5 6. Bc4 Nf6 7. Qb3 Qe7 8. Nc3 c6 *\n";
+        let mut a = Analysis::from_pgn(pgn, model.settings.clone());
+        let mut whole = BTreeMap::new();
+        let jobs = a.jobs();
+        assert!(!jobs.is_empty());
+        for job in &jobs {
+            let mut r = two_line_result(job);
+            for p in &mut r.positions {
+                let deeper: Vec<PvLine> = p
+                    .search
+                    .lines
+                    .iter()
+                    .map(|l| PvLine {
+                        depth: 2,
+                        ..l.clone()
+                    })
+                    .collect();
+                for l in &mut p.search.lines {
+                    l.pv.extend(["a1a1".to_owned(), "z9z9".to_owned()]);
+                }
+                p.search.lines.extend(deeper);
+                whole.insert(p.ply_index, p.clone());
+            }
+            a.add_result(r);
+        }
+        let kept = &a.results[&0];
+        assert_eq!(kept.len(), whole.len());
+        for (p, w) in kept.values().zip(whole.values()) {
+            assert_eq!(p.search.final_lines(), w.search.final_lines());
+            assert!(
+                p.search
+                    .lines
+                    .iter()
+                    .all(|l| l.depth == 2 || l.pv.len() == 1)
+            );
+            assert!(w.search.lines.iter().any(|l| l.pv.len() == 3));
+        }
+        let models = a.models.resolve(&a.settings, &engine);
+        assert!(models.classifier.is_some());
+        let Ok(game) = &a.games()[0] else {
+            panic!("the game imports")
+        };
+        let from_whole = game_report(
+            game,
+            &a.pre[&0],
+            Some(&whole),
+            &a.settings,
+            models.classifier,
+        );
+        let from_kept = a.game_report(&a.games()[0], &models);
+        assert!(from_kept.plies.iter().any(|p| p.searched));
+        assert_eq!(
+            Report::game_json(&from_kept),
+            Report::game_json(&from_whole)
+        );
     }
 
     #[test]
