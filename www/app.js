@@ -262,7 +262,7 @@ function render() {
   $('export-log').classList.toggle('hidden', !screening);
   $('export-results').classList.toggle('hidden', !screening);
   renderSummary($('summary'), report, {
-    sort: state.playerSort,
+    sort: playerOrder(),
     onSort: (sort) => {
       state.playerSort = sort;
       render();
@@ -288,10 +288,21 @@ function render() {
   return game;
 }
 
+/**
+ * The summary's order: the one the user chose; else, with more players than a page of
+ * the summary, the players to look at first (by level, then probability); else the
+ * report's.
+ */
+function playerOrder() {
+  if (state.playerSort) return state.playerSort;
+  const players = state.report?.players;
+  return Array.isArray(players) && players.length > SUMMARY_PAGE ? { key: 'level', dir: 'descending' } : null;
+}
+
 /** The player panels: the filtered players in the summary's order, a page at a time. */
 function renderPlayerPanels() {
   renderPlayers($('players'), state.report, {
-    sort: state.playerSort,
+    sort: playerOrder(),
     filter: state.filter,
     limit: state.playersShown,
     onMore: () => {

@@ -280,6 +280,14 @@ test('130 players: the summary and the panels come a page at a time, in the summ
     name: name(i),
     analysedPlies: 10 + ((i * 37) % N),
   }));
+  // Three players assessed (the report's settings have no model: the others are not),
+  // far down the report's order.
+  const assessed = { 120: ['look closer', 0.97], 70: ['unclear', 0.6], 125: ['look closer', 0.99] };
+  for (const [i, [level, probability]] of Object.entries(assessed)) {
+    players[i].assessment = { level, probability, moves: 40, basis: 'rated', thresholds: [0.5, 0.9], reasons: [] };
+  }
+  // With more players than a page, the summary starts with those to look at first.
+  const first = [125, 120, 70, ...players.map((_, i) => i).filter((i) => !(i in assessed))];
   const report = { ...one, players };
   const saved = path.join(root, 'target', `players-${process.pid}.json`);
   fs.writeFileSync(saved, JSON.stringify(report));
@@ -292,15 +300,17 @@ test('130 players: the summary and the panels come a page at a time, in the summ
     const { context, page, errors } = await openPage(browser, `${site.origin}/?nosw=1`, { viewport, colorScheme });
     await page.setInputFiles('#open-report', saved);
     await page.waitForFunction(() => document.body.dataset.state === 'done');
-    // The summary: a page of 100 rows; the panels: a page of 24, in its order.
-    assert.deepEqual(await summaryNames(page), players.slice(0, 100).map((p) => p.name));
-    assert.equal(await page.textContent('#summary .players-count'), '100 of 130 players; the column headers sort all of them. Show 30 more');
-    assert.deepEqual(await cardNames(page), players.slice(0, 24).map((p) => p.name));
+    // The summary: a page of 100 rows, the players to look at first; the panels: a page
+    // of 24, in its order.
+    assert.deepEqual(await summaryNames(page), first.slice(0, 100).map(name));
+    assert.equal(await page.getAttribute('#summary th:has(button[data-sort="level"])', 'aria-sort'), 'descending');
+    assert.equal(await page.textContent('#summary .players-count'), '100 of 130 players, those to look at first; the column headers sort all of them. Show 30 more');
+    assert.deepEqual(await cardNames(page), first.slice(0, 24).map(name));
     assert.equal(await page.textContent('#players .players-count'), "24 of 130 players, in the summary's order. Show 24 more");
     await page.click('#players button.more-players');
-    assert.deepEqual(await cardNames(page), players.slice(0, 48).map((p) => p.name));
+    assert.deepEqual(await cardNames(page), first.slice(0, 48).map(name));
     // The keyboard goes on where the list grew: the first new panel has the focus.
-    assert.equal(await page.evaluate(() => document.activeElement?.textContent), name(24));
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), name(first[24]));
     for (let k = 0; k < 10 && (await page.locator('#players button.more-players').count()); k++) {
       await page.click('#players button.more-players');
     }

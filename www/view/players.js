@@ -152,7 +152,7 @@ export function renderSummary(container, report, { sort = null, onSort, onPlayer
     });
     container.append(
       h('p', { class: 'players-count', role: 'status' },
-        `${rows.length} of ${ordered.length} players; the column headers sort all of them. `,
+        `${rows.length} of ${ordered.length} players${sort?.key === 'level' && sort.dir === 'descending' ? ', those to look at first' : ''}; the column headers sort all of them. `,
         more),
     );
   }
