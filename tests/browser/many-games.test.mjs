@@ -378,8 +378,11 @@ test("a full disk: the report's games stay in the tab's memory, and the report i
   const saved = path.join(root, 'target', `full-disk-${process.pid}.json`);
   fs.writeFileSync(saved, json);
   await page.evaluate(refuse);
+  // The run shown before, read before the file is given (the report may open before a
+  // read after it).
+  const before = await page.evaluate(() => window.fairsight.state.run);
   await page.setInputFiles('#open-report', saved);
-  await page.waitForFunction((prev) => window.fairsight.state.run && window.fairsight.state.run !== prev, await page.evaluate(() => window.fairsight.state.run));
+  await page.waitForFunction((prev) => window.fairsight.state.run && window.fairsight.state.run !== prev, before);
   assert.ok(await page.evaluate(() => self.__refused > 0), 'the page tried to store it');
   assert.equal(await page.evaluate(() => window.fairsight.state.store.memory?.has(window.fairsight.state.run)), true);
   assert.equal(await page.evaluate(() => window.fairsight.state.reportJson), json);
