@@ -3,8 +3,18 @@
 //! instead of passing without running. Under CI (the `CI` variable set) nothing is
 //! marked: a missing requirement fails its tests with a clear message. Only the tests
 //! read these cfgs (`#[cfg_attr(no_node_stockfish, ignore = "...")]`).
+//!
+//! Also deflates the shipped move classifier (`models/move-classifier.json`, 1.0 MB of
+//! JSON) into `OUT_DIR`, where `Classifier::builtin` embeds it: a fifth of the size in the
+//! CLI and the page's wasm.
 
-use std::{env, path::Path};
+use std::{env, fs, path::Path};
+
+/// The shipped move classifier, and the name of its deflated copy in `OUT_DIR`.
+const CLASSIFIER: (&str, &str) = (
+    "models/move-classifier.json",
+    "move-classifier.json.deflate",
+);
 
 /// The cfg set when the path is missing.
 const REQUIREMENTS: &[(&str, &str)] = &[
@@ -21,6 +31,14 @@ const REQUIREMENTS: &[(&str, &str)] = &[
 ];
 
 fn main() {
+    let (model, deflated) = CLASSIFIER;
+    println!("cargo::rerun-if-changed={model}");
+    // A missing model embeds nothing (`Classifier::builtin` is then `None`).
+    let json = fs::read(model).unwrap_or_default();
+    let out = Path::new(&env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join(deflated);
+    fs::write(&out, miniz_oxide::deflate::compress_to_vec(&json, 10))
+        .unwrap_or_else(|e| panic!("cannot write {}: {e}", out.display()));
+
     println!("cargo::rerun-if-env-changed=CI");
     let ci = env::var_os("CI").is_some();
     for (cfg, path) in REQUIREMENTS {

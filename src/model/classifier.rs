@@ -362,6 +362,16 @@ impl std::fmt::Display for ModelError {
 
 impl std::error::Error for ModelError {}
 
+/// `models/move-classifier.json` as built in: deflated by `build.rs`, inflated here.
+const BUILTIN_DEFLATED: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/move-classifier.json.deflate"));
+
+/// The shipped model's JSON text (`None` if it does not inflate to UTF-8).
+fn builtin_json() -> Option<String> {
+    let bytes = miniz_oxide::inflate::decompress_to_vec(BUILTIN_DEFLATED).ok()?;
+    String::from_utf8(bytes).ok()
+}
+
 impl Classifier {
     /// Parses and checks a model file.
     pub fn from_json(s: &str) -> Result<Classifier, ModelError> {
@@ -392,9 +402,7 @@ impl Classifier {
     pub fn builtin() -> Option<&'static Classifier> {
         static MODEL: OnceLock<Option<Classifier>> = OnceLock::new();
         MODEL
-            .get_or_init(|| {
-                Classifier::from_json(include_str!("../../models/move-classifier.json")).ok()
-            })
+            .get_or_init(|| Classifier::from_json(&builtin_json()?).ok())
             .as_ref()
     }
 
@@ -490,6 +498,23 @@ impl Classifier {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_built_in_model_is_the_models_file_byte_for_byte_and_a_fifth_of_its_size() {
+        let file = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/models/move-classifier.json"
+        ))
+        .expect("the shipped model");
+        assert_eq!(builtin_json().as_deref(), Some(file.as_str()));
+        assert!(
+            BUILTIN_DEFLATED.len() * 4 < file.len(),
+            "{} bytes built in for {}",
+            BUILTIN_DEFLATED.len(),
+            file.len()
+        );
+        assert!(Classifier::builtin().is_some());
+    }
 
     /// The tree walk the shipped forest was evaluated with before smartcore: the
     /// reference its probabilities are checked against.
