@@ -36,6 +36,8 @@ let inMemory = false; // the browser refused to store the report: the page keeps
 let gaveAll = false; // the page was given every game's text to keep
 // Each view's time (ms) and games given, for usage().
 const work = { list: [] };
+// The view being made (views are made one after the other).
+let viewing = Promise.resolve();
 
 // A view's games come from the core this many at a time, each batch stored before the
 // next is made: the first view of thousands of games never holds all their texts at
@@ -134,7 +136,14 @@ const ops = {
    * (`reportParts`), never the whole report: over a run of thousands of games the views'
    * work grows with the games, not with their square.
    */
-  async view() {
+  view() {
+    // One view at a time: a view stores its games over several awaits (results may be
+    // added meanwhile), and a later view must not write its head before an earlier one.
+    const next = viewing.then(() => this.viewNow());
+    viewing = next.catch(() => {});
+    return next;
+  },
+  async viewNow() {
     const t0 = performance.now();
     const { parts, changed: first, more: next } = WHOLE ? wholeParts() : changedParts();
     // The core's time (and this thread's), not the store's.
@@ -172,7 +181,7 @@ const ops = {
       await store.put(run, at, batch);
     } catch {
       inMemory = true;
-      return this.view();
+      return this.viewNow();
     }
     work.list.push([Math.round(ms), given]);
     return { head, rows };

@@ -346,6 +346,37 @@ test('130 players: the summary and the panels come a page at a time, in the summ
   fs.rmSync(saved);
 });
 
+test("the analyzer's views are made one after the other: the head stored is the later view's", { skip: SKIP }, async () => {
+  // 450 games with nothing to search: a view stores them in three batches, over several
+  // awaits. The engine is named between two views asked at once: the report stored must
+  // carry the name, whatever the order the batches are written in.
+  const { pgn } = manyGames(450);
+  const { context, page, errors } = await openPage(browser, `${site.origin}/?nosw=1`);
+  const out = await page.evaluate(async (pgn) => {
+    const { AnalyzerWorker } = await import('/www/analyzer.js');
+    const { ReportStore } = await import('/www/report-store.js');
+    const a = new AnalyzerWorker();
+    const run = ReportStore.newRun();
+    await a.open(pgn, { limit: { depth: 1 }, multipv: 1, minMove: 100000, book: 'none' }, undefined, [], run);
+    const first = a.view();
+    a.setEngine('Second engine', 'second');
+    const second = a.view();
+    const [v1, v2] = await Promise.all([first, second]);
+    const store = await ReportStore.open();
+    const report = JSON.parse(await store.text(run));
+    const usage = await a.usage();
+    a.terminate();
+    return { engine: report.engine, games: report.games.length, rows: [v1.rows.length, v2.rows.length], views: usage.views };
+  }, pgn);
+  assert.equal(out.games, 450);
+  assert.deepEqual(out.rows, [450, 450]);
+  assert.equal(out.engine.name, 'Second engine', JSON.stringify(out));
+  // Every game given once, by the first view; the second gave none.
+  assert.deepEqual(out.views.map((v) => v[1]), [450, 0]);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test("a full disk: the report's games stay in the tab's memory, and the report is whole", { skip: SKIP }, async () => {
   const { context, page, errors } = await openPage(browser, `${site.origin}/?depth=4&lines=1&workers=1&nosw=1`);
   // Every write of the analyzer's worker is refused, as a browser refuses it when the
