@@ -8,7 +8,10 @@
 //  3. the same game through the CLI with 1 and 2 node engine processes (the same build):
 //     the page's 2-worker speed-up against the CLI's.
 // Usage: node scripts/bench-web.mjs [--depth N] [--lines N] [--nodes N] [--plies N]
-//   [--chunk N] [--no-nps] [--no-cli]
+//   [--chunk N] [--no-nps] [--no-cli] [--trace]
+//   (--trace: the main thread's tasks while the engines run, from a Chrome trace, by
+//   what each spent most of its time on, in the 2-worker run; the trace's own cost is in
+//   that run's busy time)
 // Needs scripts/install.sh, scripts/build-web.sh and cargo build --release first.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -151,6 +154,66 @@ function cliRun(pgn, jobs) {
   return ms;
 }
 
+/** Starts a Chrome trace of the page; the function returned ends it and gives its events. */
+async function startTrace(cdp) {
+  const events = [];
+  cdp.on('Tracing.dataCollected', (d) => events.push(...d.value));
+  await cdp.send('Tracing.start', {
+    categories: 'devtools.timeline,disabled-by-default-devtools.timeline,v8.execute',
+    transferMode: 'ReportEvents',
+  });
+  return async () => {
+    const complete = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
+    await cdp.send('Tracing.end');
+    await complete;
+    return events;
+  };
+}
+
+/**
+ * The main thread's tasks (`RunTask` on `CrRendererMain`) by the longest event each
+ * holds (a message from a worker, a timer, a frame's paint, a render's microtasks, ...),
+ * and the frames' paints by what they painted.
+ */
+function printTrace(events) {
+  const main = new Set(
+    events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`),
+  );
+  const on = events.filter((e) => main.has(`${e.pid}:${e.tid}`) && e.ph === 'X' && e.dur).sort((a, b) => a.ts - b.ts);
+  const tasks = on.filter((e) => e.name === 'RunTask');
+  const inner = on.filter((e) => e.name !== 'RunTask');
+  const kinds = new Map();
+  let j = 0;
+  for (const t of tasks) {
+    while (j < inner.length && inner[j].ts < t.ts) j++;
+    let longest = null;
+    for (let k = j; k < inner.length && inner[k].ts < t.ts + t.dur; k++) {
+      if (!longest || inner[k].dur > longest.dur) longest = inner[k];
+    }
+    const kind = longest ? longest.name : '(nothing traced)';
+    const x = kinds.get(kind) || [0, 0];
+    x[0] += t.dur;
+    x[1]++;
+    kinds.set(kind, x);
+  }
+  const total = tasks.reduce((a, t) => a + t.dur, 0);
+  console.log(`  trace: ${tasks.length} main-thread tasks, ${(total / 1000).toFixed(0)} ms, by their longest event:`);
+  for (const [k, [us, n]] of [...kinds].sort((a, b) => b[1][0] - a[1][0]).slice(0, 10)) {
+    console.log(`    ${(us / 1000).toFixed(0).padStart(6)} ms ${String(n).padStart(5)} tasks  ${k}`);
+  }
+  const paints = new Map();
+  for (const e of on.filter((x) => x.name === 'Paint')) {
+    const what = e.args?.data?.nodeName || '?';
+    const x = paints.get(what) || [0, 0];
+    x[0] += e.dur;
+    x[1]++;
+    paints.set(what, x);
+  }
+  console.log(
+    `  trace: paints ${[...paints].sort((a, b) => b[1][0] - a[1][0]).slice(0, 4).map(([k, [us, n]]) => `${k} ${n}x ${(us / 1000).toFixed(0)} ms`).join(', ')}`,
+  );
+}
+
 const sum = (xs) => xs.reduce((a, b) => a + b, 0);
 const nps = (runs) => sum(runs.map((r) => r[0])) / (sum(runs.map((r) => r[1])) / 1000);
 
@@ -196,9 +259,11 @@ try {
     // The same while the engine pool runs (from when the page has a pool to when it has
     // none again, seen by polls 4 times a second: the edges are up to 250 ms off).
     await p.waitForFunction(() => window.fairsight.state.pool || window.fairsight.state.runs > 0, null, { timeout: 0, polling: 250 });
+    const trace = args.includes('--trace') && workers === 2 ? await startTrace(cdp) : null;
     const pool0 = [await taskSeconds(), performance.now()];
     await p.waitForFunction(() => !window.fairsight.state.pool, null, { timeout: 0, polling: 250 });
     const pool1 = [await taskSeconds(), performance.now()];
+    if (trace) printTrace(await trace());
     await p.waitForFunction(() => window.fairsight.state.runs > 0, null, { timeout: 0, polling: 500 });
     const mainBusy = (await taskSeconds()) - main0;
     const span = (performance.now() - span0) / 1000;
