@@ -255,13 +255,29 @@ try {
     const main0 = await taskSeconds();
     const span0 = performance.now();
     await p.fill('#pgn', game.pgn);
+    // The same while the engines run: from the page's `fairsight:engines` event that says
+    // they start to the one that says they stopped, each awaited in the page (no polls,
+    // which would be tasks of the main thread themselves).
+    const engines = (running) =>
+      p.evaluate(
+        (running) =>
+          new Promise((resolve) => {
+            const heard = (e) => {
+              if (e.detail.running !== running) return;
+              window.removeEventListener('fairsight:engines', heard);
+              resolve();
+            };
+            window.addEventListener('fairsight:engines', heard);
+          }),
+        running,
+      );
+    const started = engines(true);
     await p.click('#analyse');
-    // The same while the engine pool runs (from when the page has a pool to when it has
-    // none again, seen by polls 4 times a second: the edges are up to 250 ms off).
-    await p.waitForFunction(() => window.fairsight.state.pool || window.fairsight.state.runs > 0, null, { timeout: 0, polling: 250 });
+    await started;
+    const stopped = engines(false);
     const trace = args.includes('--trace') && workers === 2 ? await startTrace(cdp) : null;
     const pool0 = [await taskSeconds(), performance.now()];
-    await p.waitForFunction(() => !window.fairsight.state.pool, null, { timeout: 0, polling: 250 });
+    await stopped;
     const pool1 = [await taskSeconds(), performance.now()];
     if (trace) printTrace(await trace());
     await p.waitForFunction(() => window.fairsight.state.runs > 0, null, { timeout: 0, polling: 500 });

@@ -1,16 +1,25 @@
-// fairsight: the core's Analyzer in a worker of its own. GPL-3.0-or-later.
+// fairsight: a run's core (Analyzer), engines and cache in a worker of their own.
+// GPL-3.0-or-later.
 //
-// The import of a file (thousands of games), the planning of its jobs, every result
-// added and every report made from them run here, off the page's main thread, which
-// stays free to draw the progress and answer the user. The page holds a small handle
-// (analyzer.js); this file only forwards its requests to the core and the core's import
-// progress to the page. One analysis per worker: the page ends the worker after the run,
-// which gives back all of the memory the run took.
+// The import of a file (thousands of games), the planning of its jobs, the engines'
+// searches, every result added and every report made from them run here, off the page's
+// main thread, which stays free to draw the progress and answer the user. The page
+// holds a small handle (analyzer.js); this file forwards its requests to the core and
+// tells it the import's progress and the positions done. One analysis per worker: the
+// page ends the worker after the run, which gives back all of the memory the run took
+// (and ends its engines).
 //
 // The report goes to the page as a view (report-store.js): the report without its games
 // and one light row a game; each game's JSON text goes from here to IndexedDB, again
 // only when it changed, so the page's main thread never holds the whole report.
-import init, { Analyzer } from './pkg/fairsight.js';
+//
+// The engines run from here too: the core's WorkerPool (pool.js) starts the Stockfish
+// workers as this worker's own, their lines come here, and every result is added to the
+// core and stored in the cache (the core's JobCache) where it arrives, without crossing
+// to the page. The page hears the positions done (at most every DONE_MS), the pool's
+// messages, and the outcome: its main thread only draws.
+import init, { Analyzer, JobCache, WorkerPool } from './pkg/fairsight.js';
+import { EnginePool } from './pool.js';
 import { ReportStore, headOf, lightGame, splitReport, textHash } from './report-store.js';
 
 // The import's progress goes to the page by time, not by games: the first count the
@@ -30,6 +39,21 @@ const ready = init().then((w) => {
 let analyzer = null;
 let store = null;
 let run = null;
+// The plan: each job's JSON and label, the settings in force.
+let jobs = [];
+let labels = [];
+let planSettings = null;
+// The cache (opened by the first lookup), and what the lookups left.
+let cache = null;
+let plan = null; // {build, pending: job indices to analyse, engineName}
+// The running engine pool (`self.fairsightPool` too, for the page's tests), and a
+// cancel asked before it started.
+let pool = null;
+let cancelAsked = false;
+
+// The positions done go to the page at most this often (the first at once): it draws
+// its progress line once a second, and every message is a task on its thread.
+const DONE_MS = 1000;
 // Per game, its light row.
 const rows = [];
 let inMemory = false; // the browser refused to store the report: the page keeps it
@@ -113,21 +137,136 @@ const ops = {
       throw err;
     }
     analyzer = a;
-    const jobs = Array.from({ length: a.jobCount() }, (_, i) => a.jobJson(i));
+    jobs = Array.from({ length: a.jobCount() }, (_, i) => a.jobJson(i));
+    labels = jobs.map((_, i) => a.jobLabel(i));
+    planSettings = a.settings();
+    return { games, settings: planSettings, jobs: jobs.length, total: a.totalPositions() };
+  },
+  /**
+   * Adds the results of `build`'s engine that the cache holds for the plan's jobs (the
+   * cache's key is the core's, the CLI's, with the engine's name as the cache last
+   * stored it for this build). Returns `{done, pending}`: the positions done, the jobs
+   * left to analyse.
+   */
+  async lookUp({ build }) {
+    cache ??= await JobCache.open();
+    const cachedName = await cache.engineName(build);
+    const pending = [];
+    for (let i = 0; i < jobs.length; i++) {
+      const hit =
+        cachedName === undefined ? undefined : await cache.get(jobs[i], build, cachedName, planSettings.hashMb);
+      if (hit !== undefined) {
+        try {
+          analyzer.addResultJson(hit);
+          continue;
+        } catch {
+          // A stale entry: analyse again.
+        }
+      }
+      pending.push(i);
+    }
+    const done = analyzer.donePositions();
+    const engineName = done > 0 ? cachedName : null;
+    analyzer.setEngine(engineName ?? '', build);
+    plan = { build, pending, engineName };
+    return { done, pending: pending.length };
+  },
+  /**
+   * Runs the jobs `lookUp` left on `workers` engines of its build until all are done
+   * (or failed twice) or `cancel`. Each result is added to the core and stored in the
+   * cache as it comes; a full disk (or any storage failure) never stops the analysis: it
+   * goes on uncached, and the page is told once. Resolves, once every result is added and
+   * stored, to `{cancelled, failures: [{label, reason}], done, engineMs}`.
+   */
+  async analyse({ workers, stallMs }) {
+    const { build, pending } = plan;
+    const settings = planSettings;
+    const message = (kind, text) => postMessage({ type: 'message', kind, text });
+    let told = -Infinity;
+    let timer = null;
+    const tell = () => {
+      if (timer) return;
+      const send = () => {
+        timer = null;
+        told = performance.now();
+        postMessage({ type: 'done', done: analyzer.donePositions() });
+      };
+      const wait = told + DONE_MS - performance.now();
+      if (wait <= 0) send();
+      else timer = setTimeout(send, wait);
+    };
+    const add = (k, json) => {
+      try {
+        analyzer.addResultJson(json);
+      } catch (err) {
+        message('error', `The result for ${labels[pending[k]]} was rejected: ${err.message || err}`);
+        return false;
+      }
+      tell();
+      return true;
+    };
+    const stores = [];
+    let noticed = false;
+    const notice = (text) => {
+      if (noticed) return;
+      noticed = true;
+      message('warning', text);
+    };
+    const store = (i, name, json) => {
+      const put = cache.put(jobs[i], build, name, settings.hashMb, json).then(
+        (stored) => {
+          if (!stored && cache.available) {
+            notice(
+              'The browser\'s storage for this page is full: the analysis goes on, but its results are not cached. "Clear cached analyses" in Settings frees space.',
+            );
+          }
+        },
+        (err) => notice(`${err.message || err}. The analysis goes on without the cache.`),
+      );
+      stores.push(put);
+    };
+    let engineMs = 0;
+    const p = new EnginePool({ WorkerPool, settings, workers, build, stallMs });
+    pool = p;
+    self.fairsightPool = p;
+    const outcome = cancelAsked
+      ? { failures: [], cancelled: true }
+      : await p.run({
+          jobs: pending.map((i) => jobs[i]),
+          onPartial: (k, json) => {
+            if (p.engineName) analyzer.setEngine(p.engineName, build);
+            add(k, json);
+          },
+          onResult: (k, json, ms) => {
+            engineMs += ms;
+            const name = p.engineName;
+            if (name) analyzer.setEngine(name, build);
+            if (add(k, json) && name) store(pending[k], name, json);
+          },
+          onLog: (m) => message('warning', m),
+          label: (k) => labels[pending[k]],
+        });
+    clearTimeout(timer);
+    pool = null;
+    self.fairsightPool = null;
+    analyzer.setEngine(p.engineName ?? plan.engineName ?? '', build);
+    await Promise.all(stores);
     return {
-      games,
-      settings: a.settings(),
-      jobs,
-      labels: jobs.map((_, i) => a.jobLabel(i)),
-      total: a.totalPositions(),
+      cancelled: outcome.cancelled,
+      failures: outcome.failures.map((f) => ({ label: labels[pending[f.job]], reason: f.reason })),
+      done: analyzer.donePositions(),
+      engineMs,
     };
   },
-  /** Adds a (partial or whole) result; returns the positions done. */
-  add: ({ json }) => {
-    analyzer.addResultJson(json);
-    return analyzer.donePositions();
-  },
+  /** Names the engine of the report (as a run does once its engine tells its name). */
   setEngine: ({ name, build }) => analyzer.setEngine(name, build),
+  /** Stops every engine at once; `analyse` resolves with what was analysed. */
+  cancel: () => {
+    cancelAsked = true;
+    pool?.cancel();
+  },
+  /** Terminates engine worker `i` without telling the pool (as if it hung). */
+  killWorker: ({ i }) => pool?.killWorker(i) ?? false,
   report: () => analyzer.reportJson(),
   /**
    * Stores the report's games that changed since the last view, and returns the view:

@@ -19,10 +19,21 @@ export class AnalyzerWorker {
     this.worker = new Worker(url, { type: 'module' });
     this.pending = new Map();
     this.next = 0;
+    // While `analyse` runs: its positions done, and its messages.
+    this.onDone = null;
+    this.onMessage = null;
     this.worker.onmessage = (e) => {
       const d = e.data;
       if (d.type === 'progress') {
         onProgress?.(d.games);
+        return;
+      }
+      if (d.type === 'done') {
+        this.onDone?.(d.done);
+        return;
+      }
+      if (d.type === 'message') {
+        this.onMessage?.(d.text, d.kind);
         return;
       }
       const call = this.pending.get(d.id);
@@ -48,22 +59,51 @@ export class AnalyzerWorker {
 
   /**
    * Imports `pgn` with `settings`, the book's bytes (or undefined) and the rating lines;
-   * resolves to `{games, settings, jobs, labels, total}`: the games' summaries, the
-   * settings in force, each job's JSON and label, the positions to analyse. The report's
-   * games are stored under `run` (report-store.js).
+   * resolves to `{games, settings, jobs, total}`: the games' summaries, the settings in
+   * force, the number of jobs, the positions to analyse. The report's games are stored
+   * under `run` (report-store.js).
    */
   open(pgn, settings, book, ratings, run) {
     this.run = run;
     return this.call('open', { pgn, settings, book, ratings, run });
   }
 
-  /** Adds a result (JSON, partial or whole); resolves to the positions done. */
-  add(json) {
-    return this.call('add', { json });
+  /**
+   * Adds what the cache holds for the plan's jobs analysed by the engine `build`;
+   * resolves to `{done, pending}` (positions done, jobs left).
+   */
+  lookUp(build) {
+    return this.call('lookUp', { build });
   }
 
+  /**
+   * Analyses the jobs left with `workers` engines (a silent one replaced after `stallMs`).
+   * `onDone(positions)` hears the positions done as they grow, `onMessage(text, kind)`
+   * the pool's and the cache's messages. Resolves to `{cancelled, failures: [{label,
+   * reason}], done, engineMs}` once every result is added to the report and cached.
+   */
+  analyse({ workers, stallMs }, { onDone, onMessage }) {
+    this.onDone = onDone;
+    this.onMessage = onMessage;
+    return this.call('analyse', { workers, stallMs }).finally(() => {
+      this.onDone = null;
+      this.onMessage = null;
+    });
+  }
+
+  /** Names the report's engine (`analyse` does it once the engine tells its name). */
   setEngine(name, build) {
     return this.call('setEngine', { name, build });
+  }
+
+  /** Stops every engine at once; `analyse` resolves with what was analysed. */
+  cancel() {
+    return this.call('cancel');
+  }
+
+  /** Test hook: terminates engine worker `i` without telling the pool (as if it hung). */
+  killWorker(i) {
+    return this.call('killWorker', { i });
   }
 
   /** The report so far as JSON, the CLI's `--json`. */

@@ -1,13 +1,14 @@
-// The page controller: input (drop, paste, pick, sample, saved report), settings, the
-// engine pool, the cache, progress, rendering and exports. Chess logic lives in the core
-// (wasm), the IndexedDB cache too (`JobCache`); the run's `Analyzer` (import, plan,
-// results, report) in its own worker (analyzer.js), off the main thread; rendering in
-// view/ (index.js); engines in the core's WorkerPool (pool.js picks the build). The
+// The page controller: input (drop, paste, pick, sample, saved report), settings,
+// progress, rendering and exports. Chess logic lives in the core (wasm). A run's
+// `Analyzer` (import, plan, results, report), its engines (the core's WorkerPool, whose
+// build pool.js picks) and its cache lookups and writes (the core's `JobCache`, in
+// IndexedDB) all live in the run's own worker (analyzer.js), off the main thread, which
+// hears the positions done and draws; the page keeps a `JobCache` of its own for the
+// cache's count and "Clear cached analyses". Rendering is in view/ (index.js). The
 // report's games live in IndexedDB (report-store.js): the tab keeps the report without
 // them and a light row a game, and loads a game when it is opened.
 import init, {
   JobCache,
-  WorkerPool,
   annotateReport,
   modelsApplying,
   normaliseReport,
@@ -29,7 +30,7 @@ import {
 } from './view/index.js';
 import { AnalyzerWorker } from './analyzer.js';
 import { ReportStore, internRows, storeReport } from './report-store.js';
-import { BUILDS, EnginePool, defaultWorkers } from './pool.js';
+import { BUILDS, defaultWorkers } from './pool.js';
 import { buildShell } from './shell.js';
 
 const $ = (id) => document.getElementById(id);
@@ -445,12 +446,15 @@ function selectPly(i) {
 // Re-rendering the report while the analysis runs costs time on the main thread (the
 // whole report view is rebuilt, the board with it, then laid out and painted), and with
 // one worker per core that time is taken from the engines. So a run redraws the report
-// at most every two seconds, and never more than RENDER_SHARE of the time: the next
-// redraw waits the last one's cost divided by that share. The cost is measured on this
-// thread from the view's arrival to the frame after it (the game read from the store and
-// drawn, layout and paint included), not the analyzer worker's time making the view.
-// (`node scripts/bench-web.mjs`, 80-ply game, 2 workers: README, browser benchmark.)
-const RENDER_SHARE = 0.01;
+// at most every RENDER_MS, and never more than RENDER_SHARE of the time: the next redraw
+// waits the last one's cost divided by that share (a redraw of 60 ms: 12 s). The cost is
+// measured on this thread from the view's arrival to the frame after it (the game read
+// from the store and drawn, layout and paint included), not the analyzer worker's time
+// making the view. The progress line, with the positions done and the ETA, is drawn
+// every second meanwhile. (`node scripts/bench-web.mjs`, 80-ply game, 2 workers: README,
+// browser benchmark.)
+const RENDER_MS = 4000;
+const RENDER_SHARE = 0.005;
 let renderCost = 0;
 
 function scheduleRender(analyzer, stats) {
@@ -473,7 +477,16 @@ function scheduleRender(analyzer, stats) {
     renderCost = performance.now() - t;
     stats.renders.push(Math.round(renderCost));
     state.renderTimer = null;
-  }, Math.max(2000, renderCost / RENDER_SHARE));
+  }, Math.max(RENDER_MS, renderCost / RENDER_SHARE));
+}
+
+/**
+ * Tells scripts on the page (the browser benchmark) when a run's engines start and stop,
+ * as the `fairsight:engines` event on `window` (`detail.running`): they can wait for it
+ * instead of asking the page again and again, which would itself take the main thread.
+ */
+function enginesRunning(running) {
+  window.dispatchEvent(new CustomEvent('fairsight:engines', { detail: { running } }));
 }
 
 /** Resolves after the next frame is drawn. */
@@ -495,6 +508,13 @@ async function analyse(text) {
   // A new analysis starts with a page of summary rows and player panels.
   state.playersShown = PLAYER_PAGE;
   state.summaryShown = SUMMARY_PAGE;
+  // The run cannot start (the book, the input or the analyzer's worker failed): why.
+  const fail = (err) => {
+    analyzer.terminate();
+    $('status').classList.add('hidden');
+    message(err.message || String(err));
+    setStatus('idle');
+  };
   let plan;
   try {
     const book = await loadBook();
@@ -502,13 +522,10 @@ async function analyse(text) {
     showImport(0);
     plan = await analyzer.open(text, settings, book.bytes, ratingLines(), run);
   } catch (err) {
-    analyzer.terminate();
-    $('status').classList.add('hidden');
-    message(err.message || String(err));
-    setStatus('idle');
+    fail(err);
     return;
   }
-  const { games, jobs, total } = plan;
+  const { games, total } = plan;
   if (!games.some((g) => !g.error && g.plies > 0)) {
     analyzer.terminate();
     nothingToAnalyse(text, games);
@@ -518,29 +535,15 @@ async function analyse(text) {
   $('progress-text').textContent = `Imported ${games.length} game${games.length === 1 ? '' : 's'}: preparing the report…`;
 
   state.game = null;
-  const full = plan.settings;
-  // Messages about a job name its game (the core's words), never only an index.
-  const labels = plan.labels;
-  // The cache's key (the core's, the CLI's) holds the engine's name, known before any
-  // engine starts from the jobs of this build stored earlier (none: nothing is cached).
-  const cachedName = await state.cache.engineName(build);
-  const pending = [];
-  let done = 0; // positions done, as the analyzer last said
-  for (let i = 0; i < jobs.length; i++) {
-    const hit = cachedName === undefined ? undefined : await state.cache.get(jobs[i], build, cachedName, full.hashMb);
-    if (hit !== undefined) {
-      try {
-        done = await analyzer.add(hit);
-        continue;
-      } catch {
-        // A stale entry: analyse again.
-      }
-    }
-    pending.push(i);
+  // What the cache holds is added first (the cache's key is the core's, the CLI's).
+  let done; // positions done, as the analyzer last said
+  try {
+    ({ done } = await analyzer.lookUp(build));
+  } catch (err) {
+    fail(err);
+    return;
   }
   const cached = done;
-  const engineName = cached > 0 ? cachedName : null;
-  analyzer.setEngine(engineName ?? '', build);
   showView(await analyzer.view(), run);
 
   const started = performance.now();
@@ -558,44 +561,21 @@ async function analyse(text) {
   };
   progress();
 
-  const pool = new EnginePool({
-    WorkerPool,
-    settings: full,
-    workers,
-    build,
-    stallMs: Number(params.get('stall')) || 60000,
-  });
-  state.pool = pool;
-  const ticker = setInterval(progress, 1000);
-  // Results are stored as they come; a full disk (or any storage failure) never stops
-  // the analysis: it goes on uncached, and the page says so once.
-  const stores = [];
-  let storeNotice = false;
-  const store = (i, name, json) => {
-    const said = (text) => {
-      if (storeNotice) return;
-      storeNotice = true;
-      message(text, 'warning');
-    };
-    const put = state.cache.put(jobs[i], build, name, full.hashMb, json).then(
-      (stored) => {
-        if (!stored && state.cache.available) {
-          said(
-            'The browser\'s storage for this page is full: the analysis goes on, but its results are not cached. "Clear cached analyses" in Settings frees space.',
-          );
-        }
-      },
-      (err) => said(`${err.message || err}. The analysis goes on without the cache.`),
-    );
-    stores.push(put);
+  // The engines run in the analyzer's worker (the core's pool, the cache with it): this
+  // thread hears the positions done and the pool's messages, and draws.
+  state.pool = {
+    cancel: () => analyzer.cancel(),
+    killWorker: (i) => analyzer.killWorker(i),
   };
+  enginesRunning(true);
+  const ticker = setInterval(progress, 1000);
   const stats = { workers, build, positions: total - cached, engineMs: 0, firstMs: null, renders: [] };
-  const outcome = await pool.run({
-    jobs: pending.map((i) => jobs[i]),
-    onPartial: (k, json) => {
-      if (pool.engineName) analyzer.setEngine(pool.engineName, build);
-      analyzer.add(json).then(
-        (d) => {
+  let outcome;
+  try {
+    outcome = await analyzer.analyse(
+      { workers, stallMs: Number(params.get('stall')) || 60000 },
+      {
+        onDone: (d) => {
           done = d;
           // The line is drawn again by the ticker, once a second: not at every result
           // (each drawing is a frame of the whole page on this thread, taken from the
@@ -606,40 +586,36 @@ async function analyse(text) {
           }
           scheduleRender(analyzer, stats);
         },
-        (err) => message(`The result for ${labels[pending[k]]} was rejected: ${err.message || err}`),
-      );
-    },
-    onResult: (k, json, engineMs) => {
-      stats.engineMs += engineMs;
-      const i = pending[k];
-      const name = pool.engineName;
-      if (name) analyzer.setEngine(name, build);
-      analyzer.add(json).then(
-        (d) => {
-          done = d;
-          if (name) store(i, name, json);
-          scheduleRender(analyzer, stats);
-        },
-        (err) => message(`The result for ${labels[i]} was rejected: ${err.message || err}`),
-      );
-    },
-    onLog: (m) => message(m, 'warning'),
-    label: (k) => labels[pending[k]],
-  });
+        onMessage: (m, kind) => message(m, kind),
+      },
+    );
+  } catch (err) {
+    // The analyzer's worker itself failed: what it held is gone with it.
+    clearInterval(ticker);
+    clearTimeout(state.renderTimer);
+    state.renderTimer = null;
+    state.pool = null;
+    enginesRunning(false);
+    analyzer.terminate();
+    message(err.message || String(err));
+    setStatus('idle');
+    return;
+  }
+  done = outcome.done;
+  stats.engineMs = outcome.engineMs;
   clearInterval(ticker);
   clearTimeout(state.renderTimer);
   state.renderTimer = null;
   state.pool = null;
-  analyzer.setEngine(pool.engineName ?? engineName ?? '', build);
+  enginesRunning(false);
   // Asked after every result was added (the worker answers in order): the whole report,
   // its games stored.
   const view = await analyzer.view();
   stats.analyzer = await analyzer.usage().catch(() => null);
   analyzer.terminate();
   for (const f of outcome.failures) {
-    const label = labels[pending[f.job]];
     message(
-      `${label[0].toUpperCase()}${label.slice(1)} could not be analysed (${f.reason}); everything else is in the report.`,
+      `${f.label[0].toUpperCase()}${f.label.slice(1)} could not be analysed (${f.reason}); everything else is in the report.`,
     );
   }
   const seconds = (performance.now() - started) / 1000;
@@ -658,7 +634,6 @@ async function analyse(text) {
   state.runs++;
   setStatus(outcome.cancelled ? 'cancelled' : 'done');
   foldInput(true);
-  await Promise.all(stores);
   await updateCacheInfo();
   if (state.replyTo) {
     const { source, origin } = state.replyTo;
@@ -943,7 +918,7 @@ async function main() {
 // For tests and power users: the state, and a way to simulate a hung worker.
 window.fairsight = {
   state,
-  killWorker: (i) => state.pool?.killWorker(i) ?? false,
+  killWorker: (i) => state.pool?.killWorker(i) ?? false, // a promise while a run goes
   analyse: (text) => analyse(text),
 };
 

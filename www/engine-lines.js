@@ -3,8 +3,8 @@
 // scripts/build-web.sh puts this in front of each Stockfish build's script it copies to
 // www/pkg/engine/ (npm `stockfish`, WebAssembly; the engine's own code is unchanged).
 // Run in a Web Worker, Stockfish posts each line it prints as a message of its own: at
-// depth 14 with 4 lines about 60 messages a position, each a task on the page's main
-// thread, where the engine pool (the core's WorkerPool) reads them. Here its lines are
+// depth 14 with 4 lines about 60 messages a position, each a task on the thread where
+// the engine pool (the core's WorkerPool) reads them: the run's analyzer worker. Here its lines are
 // gathered: `info` lines wait for the next line that is not one (`bestmove`, `readyok`,
 // `uciok`, `id`, `option`), then all go in one message, joined by newlines (the pool
 // splits them). A line that comes FLUSH_MS or more after the last message goes at once,

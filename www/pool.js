@@ -1,9 +1,11 @@
-// The engine pool's page side: the pool itself is the core's `WorkerPool` (Rust,
+// The engine pool's JS side: the pool itself is the core's `WorkerPool` (Rust,
 // src/wasm/pool.rs): Stockfish (npm `stockfish`, WebAssembly) in Web Workers, each driven
 // by the core's sans-IO UCI session, a worker that errors, breaks the protocol or stays
 // silent past the stall deadline replaced and its job retried once (the CLI's rules, from
-// the core). This file only picks the engine build and the worker count, and keeps the
-// pool's state visible to the page's tests (`slots`, `jobs`, `onPartial`, `killWorker`).
+// the core). It runs in the run's analyzer worker (analyzer-worker.js), not on the page's
+// main thread. This file only picks the engine build and the worker count, and keeps
+// the pool's state visible to the page's tests (`slots`, `jobs`, `onPartial`,
+// `killWorker`; `self.fairsightPool` in the analyzer's worker while a run goes).
 // No chess logic here: jobs and results are opaque JSON strings of the core.
 
 /** Engine builds shipped in www/pkg/engine/. */

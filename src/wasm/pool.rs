@@ -33,12 +33,12 @@ use crate::{
 /// How often the deadlines are checked, in ms.
 const WATCH_EVERY_MS: u32 = 250;
 
-/// Now, from `performance.now()`, as a duration since the page's time origin.
+/// Now, from `performance.now()` (the page's or the worker's the pool runs in), as a
+/// duration since that global's time origin.
 fn now() -> Duration {
-    let ms = js_sys::global()
-        .dyn_into::<web_sys::Window>()
+    let ms = Reflect::get(&js_sys::global(), &JsValue::from_str("performance"))
         .ok()
-        .and_then(|w| w.performance())
+        .and_then(|p| p.dyn_into::<web_sys::Performance>().ok())
         .map_or_else(js_sys::Date::now, |p| p.now());
     // Whole microseconds (a float-to-int `as` saturates: never a panic).
     Duration::from_micros((ms * 1000.0) as u64)
@@ -114,8 +114,9 @@ pub struct WorkerPool {
 fn tell(callbacks: Option<Callbacks>, resolve: Option<(Function, JsValue)>, emits: Vec<Emit>) {
     for e in emits {
         let Some(cb) = &callbacks else { break };
-        // A callback that throws is the page's bug; the pool goes on.
-        let _ = match e {
+        // A callback that throws is the page's bug: said on the console (where the
+        // browser tests look for errors), and the pool goes on.
+        let called = match e {
             Emit::Partial(k, json) => cb.on_partial.call2(
                 &JsValue::NULL,
                 &JsValue::from(k as f64),
@@ -130,6 +131,12 @@ fn tell(callbacks: Option<Callbacks>, resolve: Option<(Function, JsValue)>, emit
             Emit::Log(m) => cb.on_log.call1(&JsValue::NULL, &JsValue::from(m)),
             Emit::Done => Ok(JsValue::UNDEFINED),
         };
+        if let Err(err) = called {
+            web_sys::console::error_2(
+                &JsValue::from_str("fairsight: a pool callback threw:"),
+                &err,
+            );
+        }
     }
     if let Some((f, outcome)) = resolve {
         let _ = f.call1(&JsValue::NULL, &outcome);

@@ -12,6 +12,7 @@ import {
   cliReport,
   fixture,
   launch,
+  nextAnalyzerWorker,
   openPage,
   root,
   shot,
@@ -159,15 +160,19 @@ test("a game the engine cannot analyse: the core's JsError, naming the game, is 
     '[White "Bob"]\n[Black "Alice"]\n\n1. c4 e5 2. Nc3 Nf6 *',
   ].join('\n\n');
   // The engine answers every position of Carol - Dave's game after 1. d4 with a line
-  // that breaks the protocol (as a broken build would), on the first try and the retry.
-  await page.evaluate(() => {
-    const post = Worker.prototype.postMessage;
-    Worker.prototype.postMessage = function (cmd) {
-      post.call(this, cmd);
-      if (typeof cmd === 'string' && /^position startpos moves d2d4/.test(cmd)) {
-        setTimeout(() => this.dispatchEvent(new MessageEvent('message', { data: 'info depth x score cp' })));
-      }
-    };
+  // that breaks the protocol (as a broken build would), on the first try and the retry:
+  // in the analyzer's worker, whose engine workers they are, before it starts them.
+  page.on('worker', (w) => {
+    if (!w.url().includes('analyzer-worker')) return;
+    w.evaluate(() => {
+      const post = Worker.prototype.postMessage;
+      Worker.prototype.postMessage = function (cmd) {
+        post.call(this, cmd);
+        if (typeof cmd === 'string' && /^position startpos moves d2d4/.test(cmd)) {
+          setTimeout(() => this.dispatchEvent(new MessageEvent('message', { data: 'info depth x score cp' })));
+        }
+      };
+    }).catch(() => {});
   });
   const report = await analysePgn(page, pgn);
   assert.equal(await page.evaluate(() => document.body.dataset.state), 'done');
@@ -213,8 +218,20 @@ test('cancel stops every worker at once and keeps what was analysed', { skip: SK
     browser,
     `${site.origin}/?depth=14&lines=4&workers=2&nosw=1`,
   );
+  const analyzer = nextAnalyzerWorker(page);
   await page.click('#sample'); // loads the built-in games and starts at once
-  await page.waitForFunction(() => window.fairsight.state.pool?.slots.some((s) => s.job !== null));
+  // The engines run in the analyzer's worker: wait there until one has a job.
+  await (await analyzer).evaluate(
+    () =>
+      new Promise((resolve) => {
+        const poll = setInterval(() => {
+          if (self.fairsightPool?.slots.some((s) => s.job !== null)) {
+            clearInterval(poll);
+            resolve();
+          }
+        }, 5);
+      }),
+  );
   await page.waitForTimeout(500);
   const t = Date.now();
   await page.click('#cancel');
@@ -386,10 +403,21 @@ test('a worker killed mid-analysis is replaced and its chunk retried', { skip: S
     `${site.origin}/${SHALLOW}&workers=1&stall=1500`,
   );
   await page.fill('#pgn', fixture('legal-trap.pgn'));
+  const analyzer = nextAnalyzerWorker(page);
   await page.click('#analyse');
-  // Kill in the same page turn that sees the job running (no race with a stall restart).
-  await page.waitForFunction(
-    () => window.fairsight.state.pool?.slots[0]?.job === 0 && window.fairsight.killWorker(0),
+  // Kill in the same turn of the analyzer's worker (where the engines run) that sees the
+  // job running (no race with a stall restart).
+  await (await analyzer).evaluate(
+    () =>
+      new Promise((resolve) => {
+        const poll = setInterval(() => {
+          const pool = self.fairsightPool;
+          if (pool?.slots[0]?.job === 0 && pool.killWorker(0)) {
+            clearInterval(poll);
+            resolve();
+          }
+        }, 1);
+      }),
   );
   await page.waitForFunction(() => document.body.dataset.state === 'done', null, {
     timeout: 120000,
@@ -479,21 +507,34 @@ test("the page's cache keys are the CLI's: the same entries as `--cache` for the
 
 test('a full disk never loses the analysis: QuotaExceededError, a plain notice, the run goes on uncached', { skip: SKIP }, async () => {
   const { context, page, errors } = await openPage(browser, `${site.origin}/?depth=6&lines=2&chunk=4&nosw=1`);
-  // The browser's storage for the page is full: every write is refused as a browser
-  // refuses it.
-  await page.evaluate(() => {
-    window.__put = IDBObjectStore.prototype.put;
-    window.__refused = 0;
-    IDBObjectStore.prototype.put = function () {
-      window.__refused++;
+  // The browser's storage for the page is full: every write to the cache is refused as a
+  // browser refuses it, in the analyzer's worker, which runs the engines and caches their
+  // results (each run's worker, while `full`). The refusals are counted in the page.
+  let full = true;
+  const refuse = () => {
+    const told = new BroadcastChannel('refused');
+    const put = IDBObjectStore.prototype.put;
+    IDBObjectStore.prototype.put = function (...args) {
+      if (this.name !== 'jobs' && this.name !== 'engines') return put.apply(this, args);
+      told.postMessage(1);
       throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
     };
+  };
+  page.on('worker', (w) => {
+    if (full && w.url().includes('analyzer-worker')) w.evaluate(refuse).catch(() => {});
   });
-  const full = await analysePgn(page, fixture('legal-trap.pgn'));
+  await page.evaluate(() => {
+    window.__refused = 0;
+    window.__refusals = new BroadcastChannel('refused');
+    window.__refusals.onmessage = () => window.__refused++;
+  });
+  const uncached = await analysePgn(page, fixture('legal-trap.pgn'));
   assert.equal(await page.evaluate(() => document.body.dataset.state), 'done');
   assert.match(await page.textContent('#progress-text'), /^Done: 7 positions/);
-  assert.ok(full.games[0].plies.every((p) => p.searched || p.excluded), 'every ply analysed');
-  assert.ok((await page.evaluate(() => window.__refused)) >= 2, 'several chunks refused');
+  assert.ok(uncached.games[0].plies.every((p) => p.searched || p.excluded), 'every ply analysed');
+  // (The worker's word of each refusal reaches the page in a task of its own.)
+  await page.waitForFunction(() => window.__refused >= 2, null, { timeout: 5000 }).catch(() => {});
+  assert.ok((await page.evaluate(() => window.__refused)) >= 2, `several chunks refused: ${await page.evaluate(() => window.__refused)}`);
   const notices = await page.$$eval('#messages p', (ps) => ps.map((p) => `${p.className}: ${p.textContent}`));
   assert.deepEqual(notices, [
     'warning: The browser\'s storage for this page is full: the analysis goes on, but its results are not cached. "Clear cached analyses" in Settings frees space.',
@@ -502,12 +543,10 @@ test('a full disk never loses the analysis: QuotaExceededError, a plain notice, 
   await shot(page, 'cache-full');
 
   // Space again: the same analysis, searched afresh (nothing was kept), is now stored.
-  await page.evaluate(() => {
-    IDBObjectStore.prototype.put = window.__put;
-  });
+  full = false;
   const again = await analysePgn(page, fixture('legal-trap.pgn'));
   assert.doesNotMatch(await page.textContent('#progress-text'), /from cache/);
-  assert.deepEqual(again, full);
+  assert.deepEqual(again, uncached);
   assert.equal(await page.textContent('#messages'), '');
   assert.doesNotMatch(await page.textContent('#cache-info'), /^0 /);
   assert.deepEqual(errors, []);

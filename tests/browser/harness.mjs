@@ -102,6 +102,16 @@ export async function openPage(
   return { context, page, requests, errors, dialogs };
 }
 
+/**
+ * The analyzer worker (www/analyzer-worker.js) of the next run the page starts: ask
+ * before starting it, await after. The run's engines are that worker's own, and its
+ * engine pool is `self.fairsightPool` there while it runs. (A Playwright `Worker` has no
+ * `waitForFunction`: a test waits there with a `setInterval` inside `evaluate`.)
+ */
+export function nextAnalyzerWorker(page, { timeout = 60000 } = {}) {
+  return page.waitForEvent('worker', { predicate: (w) => w.url().includes('analyzer-worker'), timeout });
+}
+
 /** Pastes a PGN, presses Analyse and waits for the end (done or cancelled). */
 export async function analysePgn(page, pgn, { timeout = 300000 } = {}) {
   const runs = await page.evaluate(() => window.fairsight.state.runs);

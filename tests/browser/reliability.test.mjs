@@ -6,13 +6,14 @@
 // the chunk; the final report must equal an undisturbed run's byte for byte (and the
 // undisturbed run the CLI's with two engines).
 //
-// The faults are injected from the test into the running page, through the same event
-// handlers a real failure reaches: an ErrorEvent or a MessageEvent dispatched on the
-// worker, or the worker terminated behind the pool's back. The page has no fault hook.
+// The faults are injected from the test into the running analysis (the engine pool runs
+// in the page's analyzer worker), through the same event handlers a real failure
+// reaches: an ErrorEvent or a MessageEvent dispatched on the engine's worker, or the
+// worker terminated behind the pool's back. The page has no fault hook.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { analysePgn, cliReport, fixture, launch, openPage, root, startServer, SKIP } from './harness.mjs';
+import { analysePgn, cliReport, fixture, launch, nextAnalyzerWorker, openPage, root, startServer, SKIP } from './harness.mjs';
 
 let browser;
 let site;
@@ -62,48 +63,64 @@ async function runWithFault(kind) {
     `${site.origin}/?${SETTINGS}&stall=${kind === 'silence' ? STALL_MS : 600000}`,
   );
   await page.fill('#pgn', fixture('defaults.pgn'));
+  const analyzer = nextAnalyzerWorker(page);
   await page.click('#analyse');
-  // Wrap the running pool's onPartial (set synchronously with state.pool): count each
-  // job's finished positions, and inject the fault in the microtask after the partial
-  // result that brings a job to two, once both workers have a job.
-  await page.waitForFunction((kind) => {
-    const pool = window.fairsight.state.pool;
-    if (!pool || !pool.onPartial) return false;
-    const done = new Map();
-    const seen = { injected: false };
-    window.__fault = seen;
-    const onPartial = pool.onPartial;
-    pool.onPartial = (k, json) => {
-      onPartial(k, json);
-      done.set(k, (done.get(k) || 0) + JSON.parse(json).positions.length);
-      const busy = pool.slots.filter((s) => s.worker && s.job !== null);
-      if (seen.injected || done.get(k) < 2 || busy.length < 2) return;
-      const slot = pool.slots.find((s) => s.job === k);
-      seen.injected = true;
-      seen.job = k;
-      seen.finished = done.get(k);
-      seen.tasks = JSON.parse(pool.jobs[k]).tasks.length;
-      seen.busy = busy.length;
-      queueMicrotask(() => {
-        seen.stillRunning = slot.job === k;
-        const worker = slot.worker;
-        if (kind === 'error') {
-          worker.dispatchEvent(new ErrorEvent('error', { message: 'injected fault' }));
-        } else if (kind === 'garbage') {
-          // A malformed line, as a broken engine build or a garbled transport would give.
-          worker.dispatchEvent(new MessageEvent('message', { data: 'info depth x score cp' }));
-        } else if (kind === 'an unexpected line') {
-          // A well-formed line that has no place in a search.
-          worker.dispatchEvent(new MessageEvent('message', { data: 'uciok' }));
-        } else {
-          worker.terminate(); // silent from now on: only the stall deadline notices
-        }
-      });
-    };
-    return true;
-  }, kind);
+  // In the analyzer's worker, wrap the running pool's onPartial (set synchronously with
+  // the pool) as soon as the pool is there: count each job's finished positions, and
+  // inject the fault in the microtask after the partial result that brings a job to two,
+  // once both workers have a job. Resolves to what the injection saw.
+  const seen = await (await analyzer).evaluate(
+    (kind) =>
+      new Promise((resolve) => {
+        const seen = { injected: false };
+        const wrap = () => {
+          const pool = self.fairsightPool;
+          if (!pool || !pool.onPartial) return false;
+          const done = new Map();
+          const onPartial = pool.onPartial;
+          pool.onPartial = (k, json) => {
+            onPartial(k, json);
+            done.set(k, (done.get(k) || 0) + JSON.parse(json).positions.length);
+            const busy = pool.slots.filter((s) => s.worker && s.job !== null);
+            if (seen.injected || done.get(k) < 2 || busy.length < 2) return;
+            const slot = pool.slots.find((s) => s.job === k);
+            seen.injected = true;
+            seen.job = k;
+            seen.finished = done.get(k);
+            seen.tasks = JSON.parse(pool.jobs[k]).tasks.length;
+            seen.busy = busy.length;
+            queueMicrotask(() => {
+              seen.stillRunning = slot.job === k;
+              const worker = slot.worker;
+              if (kind === 'error') {
+                worker.dispatchEvent(new ErrorEvent('error', { message: 'injected fault' }));
+              } else if (kind === 'garbage') {
+                // A malformed line, as a broken engine build or a garbled transport would give.
+                worker.dispatchEvent(new MessageEvent('message', { data: 'info depth x score cp' }));
+              } else if (kind === 'an unexpected line') {
+                // A well-formed line that has no place in a search.
+                worker.dispatchEvent(new MessageEvent('message', { data: 'uciok' }));
+              } else {
+                worker.terminate(); // silent from now on: only the stall deadline notices
+              }
+              resolve(seen);
+            });
+          };
+          return true;
+        };
+        // Until the pool is gone again (a run that never met the fault's conditions).
+        let wrapped = false;
+        const poll = setInterval(() => {
+          if (!wrapped) wrapped = wrap();
+          else if (!self.fairsightPool) {
+            clearInterval(poll);
+            resolve(seen);
+          }
+        }, 1);
+      }),
+    kind,
+  );
   await page.waitForFunction(() => window.fairsight.state.runs > 0, null, { timeout: 300000 });
-  const seen = await page.evaluate(() => window.__fault);
   const json = await page.evaluate(() => window.fairsight.state.reportJson);
   const messages = await page.textContent('#messages');
   await context.close();

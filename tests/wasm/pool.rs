@@ -289,3 +289,50 @@ async fn cancel_terminates_every_worker_at_once() {
     pool.cancel();
     assert!(!pool.kill_worker(0));
 }
+
+#[wasm_bindgen_test]
+async fn a_callback_that_throws_is_said_on_the_console_and_the_run_goes_on() {
+    // Record console.error for the length of the test.
+    let install = Function::new_no_args(
+        "self.__errors = []; self.__error = console.error; \
+         console.error = (...args) => self.__errors.push(args.map((a) => String(a)).join(' '));",
+    );
+    let restore = Function::new_no_args("console.error = self.__error;");
+    install.call0(&JsValue::NULL).expect("installed");
+    let a = ok(Analyzer::new(GAMES, settings(), None));
+    let pool = ok(WorkerPool::new(&fake_engine(5, ""), settings(), 2, 60000.0));
+    let heard = Rc::new(RefCell::new(Heard::default()));
+    let cb = callbacks(&heard);
+    // A page whose result callback throws (a bug of the page, not of the engine).
+    let throwing = Function::new_with_args(
+        "k, json, ms",
+        "throw new Error('the page broke on job ' + k);",
+    );
+    let jobs: Vec<String> = (0..a.job_count()).map(|i| ok(a.job_json(i))).collect();
+    let labels: Vec<String> = (0..a.job_count()).map(|i| ok(a.job_label(i))).collect();
+    let done = ok(pool.run(jobs, labels, throwing, function(&cb.1), function(&cb.2)));
+    let (failures, cancelled) = outcome(done).await;
+    let errors: Vec<String> = serde_wasm_bindgen::from_value(
+        Reflect::get(&js_sys::global(), &"__errors".into()).expect("errors"),
+    )
+    .expect("a list");
+    restore.call0(&JsValue::NULL).expect("restored");
+    assert_eq!((failures, cancelled), (vec![], false), "every job done");
+    assert_eq!(errors.len(), 2, "one error a result: {errors:?}");
+    let mut jobs: Vec<&str> = errors
+        .iter()
+        .map(|e| {
+            assert!(
+                e.starts_with("fairsight: a pool callback threw: Error: the page broke on job "),
+                "{e}"
+            );
+            &e[e.len() - 1..]
+        })
+        .collect();
+    jobs.sort_unstable();
+    assert_eq!(jobs, ["0", "1"]);
+    assert!(
+        heard.borrow().logs.is_empty(),
+        "the pool itself saw no failure"
+    );
+}
