@@ -218,6 +218,11 @@ test('cancel stops every worker at once and keeps what was analysed', { skip: SK
     browser,
     `${site.origin}/?depth=14&lines=4&workers=2&nosw=1`,
   );
+  // The page says when the engines start and stop (scripts/bench-web.mjs waits for it).
+  await page.evaluate(() => {
+    window.__engines = [];
+    window.addEventListener('fairsight:engines', (e) => window.__engines.push(e.detail.running));
+  });
   const analyzer = nextAnalyzerWorker(page);
   await page.click('#sample'); // loads the built-in games and starts at once
   // The engines run in the analyzer's worker: wait there until one has a job.
@@ -241,6 +246,7 @@ test('cancel stops every worker at once and keeps what was analysed', { skip: SK
   assert.ok(Date.now() - t < 3000, 'cancel is immediate');
   const live = await page.evaluate(() => window.fairsight.state.pool);
   assert.equal(live, null);
+  assert.deepEqual(await page.evaluate(() => window.__engines), [true, false]);
   const report = JSON.parse(await page.evaluate(() => window.fairsight.state.reportJson));
   const plies = report.games.flatMap((g) => g.plies);
   assert.ok(plies.some((p) => !p.searched && !p.excluded), 'not everything was analysed');
