@@ -569,6 +569,14 @@ async function analyse(text) {
   };
   enginesRunning(true);
   const ticker = setInterval(progress, 1000);
+  // The engines have stopped (or their worker failed): no more live drawing.
+  const stopped = () => {
+    clearInterval(ticker);
+    clearTimeout(state.renderTimer);
+    state.renderTimer = null;
+    state.pool = null;
+    enginesRunning(false);
+  };
   const stats = { workers, build, positions: total - cached, engineMs: 0, firstMs: null, renders: [] };
   let outcome;
   try {
@@ -591,11 +599,7 @@ async function analyse(text) {
     );
   } catch (err) {
     // The analyzer's worker itself failed: what it held is gone with it.
-    clearInterval(ticker);
-    clearTimeout(state.renderTimer);
-    state.renderTimer = null;
-    state.pool = null;
-    enginesRunning(false);
+    stopped();
     analyzer.terminate();
     message(err.message || String(err));
     setStatus('idle');
@@ -603,11 +607,7 @@ async function analyse(text) {
   }
   done = outcome.done;
   stats.engineMs = outcome.engineMs;
-  clearInterval(ticker);
-  clearTimeout(state.renderTimer);
-  state.renderTimer = null;
-  state.pool = null;
-  enginesRunning(false);
+  stopped();
   // Asked after every result was added (the worker answers in order): the whole report,
   // its games stored.
   const view = await analyzer.view();
