@@ -1,25 +1,55 @@
 #!/usr/bin/env python3
-"""The depth study's slice (issue 10, item 5): games of the corpus's test split, written
+"""The depth study's slices (issue 10, item 5): games of the corpus's test split, written
 back as PGN exactly as they were analysed (each record's cut game, starting from its
 FEN), so that `fairsight corpus add` can analyse the same positions again at other
 settings into `corpus/depth/SETTING/`, and `fairsight assess depth` can compare them with
 the default analysis already in `corpus/`.
 
-The slice: the first --per games (by number) of the test split of each of four sources:
-TCEC (top engines), self-play at UCI_Elo <= 2600 (weaker engines), lichess 2025-05 and
-TWIC 920 (humans). Deterministic: it depends only on the manifest and the records.
+The first slice: the first --per games (by number) of the test split of each of four
+sources: TCEC (top engines), self-play at UCI_Elo <= 2600 (weaker engines), lichess
+2025-05 and TWIC 920 (humans):
 
     python3 scripts/depth-slice.py --per 20 --label engine --out corpus/depth/slice-engine.pgn
     python3 scripts/depth-slice.py --per 20 --label human --out corpus/depth/slice-human.pgn
+
+The second slice (`--matched`): the weaker engines against humans of their strength.
+Every self-play game at UCI_Elo <= 2600 of the given splits, and human games of the same
+splits (lichess 2025-05, TWIC 920) taken --per from each 200-point band of their
+players' mean rating from 1400 to 2599, so that the engines' tags and the humans'
+ratings cover the same range; games already analysed in --exclude folders are left out
+(no game is analysed twice at one setting):
+
+    python3 scripts/depth-slice.py --matched --label engine --splits test,validation \
+        --exclude corpus/depth/full14 --out corpus/depth/slice2-engine.pgn
+    python3 scripts/depth-slice.py --matched --label human --splits test,validation --per 8 \
+        --exclude corpus/depth/full14 --out corpus/depth/slice2-human.pgn
+
+Deterministic: it depends only on the manifest and the records.
 """
 
 import argparse
+import glob
 import gzip
 import json
 import os
 import re
 
 SOURCES = {"engine": ["tcec", "selfplay"], "human": ["lichess-2025-05", "twic-920"]}
+MATCHED = {"engine": ["selfplay"], "human": ["lichess-2025-05", "twic-920"]}
+BANDS = range(1400, 2600, 200)
+
+
+def elos(pgn):
+    return [int(e) for e in re.findall(r'\[(?:White|Black)Elo "(\d+)"\]', pgn)]
+
+
+def analysed(folders):
+    """The records (by SliceOf) already analysed in these corpus folders."""
+    done = set()
+    for folder in folders:
+        for path in glob.glob(os.path.join(folder, "games", "*", "*.json.gz")):
+            done.update(re.findall(r'\[SliceOf "([^"]+)"\]', json.load(gzip.open(path))["pgn"]))
+    return done
 
 
 def main():
@@ -27,33 +57,48 @@ def main():
     ap.add_argument("--corpus", default="corpus")
     ap.add_argument("--per", type=int, default=20)
     ap.add_argument("--label", choices=sorted(SOURCES), required=True)
+    ap.add_argument("--matched", action="store_true", help="the second slice (above)")
+    ap.add_argument("--splits", default="test")
+    ap.add_argument("--exclude", action="append", default=[])
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     manifest = json.load(open(os.path.join(a.corpus, "manifest.json")))["games"]
+    splits = a.splits.split(",")
+    skip = analysed(a.exclude)
     out = []
-    for source in SOURCES[a.label]:
+    taken = {}
+    for source in (MATCHED if a.matched else SOURCES)[a.label]:
         ids = sorted(
             (int(k.split("/")[1]) for k, g in manifest.items()
-             if k.split("/")[0] == source and g["split"] == "test"),
+             if k.split("/")[0] == source and g["split"] in splits),
         )
-        taken = 0
+        per_source = 0
         for n in ids:
-            if taken == a.per:
+            if not a.matched and per_source == a.per:
                 break
+            if f"{source}/{n}" in skip:
+                continue
             path = os.path.join(a.corpus, "games", source, f"{n:05}.json.gz")
             r = json.load(gzip.open(path))
             pgn = r["pgn"].strip()
-            if source == "selfplay":
-                elos = [int(e) for e in re.findall(r'\[(?:White|Black)Elo "(\d+)"\]', pgn)]
-                if not elos or max(elos) > 2600:
+            tags = elos(pgn)
+            if source == "selfplay" and (not tags or max(tags) > 2600):
+                continue
+            if a.matched and a.label == "human":
+                if len(tags) != 2:
                     continue
+                band = next((b for b in BANDS if b <= sum(tags) / 2 < b + 200), None)
+                if band is None or taken.get(band, 0) == a.per:
+                    continue
+                taken[band] = taken.get(band, 0) + 1
             # Where the game came from, for the record (the study matches games by it).
             pgn = pgn.replace("\n\n", f'\n[SliceOf "{r["id"]}"]\n\n', 1)
             out.append(pgn)
-            taken += 1
+            per_source += 1
     with open(a.out, "w") as f:
         f.write("\n\n".join(out) + "\n")
-    print(f"{a.out}: {len(out)} games")
+    bands = ", ".join(f"{b}: {taken[b]}" for b in sorted(taken))
+    print(f"{a.out}: {len(out)} games" + (f" (by band: {bands})" if bands else ""))
 
 
 if __name__ == "__main__":

@@ -272,6 +272,8 @@ struct Row {
     /// The player (lower-case name; an engine game's sides are their own "players").
     player: String,
     kind: Kind,
+    /// Which side of the game.
+    side: Side,
     split: Split,
     signals: Signals,
     /// The side's Elo tag (for the slices; never a feature).
@@ -393,7 +395,19 @@ fn engine_rating(human: &[f64], tag: Option<f64>, key: &str) -> Option<f64> {
 /// scored against a drawn human rating ([`engine_rating`]); `elo` keeps its tag, and a
 /// weaker engine's `own_tag` its signals against that tag.
 fn rows(corpus: &std::path::Path, classifier_oof: Option<&std::path::Path>) -> Result<Vec<Row>> {
-    let records = load_records(corpus, &[], None, None)?;
+    rows_of(
+        corpus,
+        load_records(corpus, &[], None, None)?,
+        classifier_oof,
+    )
+}
+
+/// [`rows`] of these records of the corpus only (the others are not rebuilt).
+fn rows_of(
+    corpus: &std::path::Path,
+    records: Vec<Record>,
+    classifier_oof: Option<&std::path::Path>,
+) -> Result<Vec<Row>> {
     let manifest = Manifest::load(corpus)?;
     eprintln!("fairsight: rebuilding {} corpus games", records.len());
     let mut report = rebuild(&records)?;
@@ -466,6 +480,7 @@ fn rows(corpus: &std::path::Path, classifier_oof: Option<&std::path::Path>) -> R
                 game: r.id.clone(),
                 player,
                 kind,
+                side,
                 split: entry.split,
                 signals,
                 elo,
@@ -2568,6 +2583,7 @@ mod tests {
                     game: format!("g{i}"),
                     player: format!("p{i}"),
                     kind: if engine { Kind::TopEngine } else { Kind::Human },
+                    side: Side::White,
                     split,
                     own_tag: None,
                     signals: Signals {

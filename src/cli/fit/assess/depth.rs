@@ -1,8 +1,15 @@
 //! `fairsight assess depth`: how deep must the judge be? The same games (the depth
-//! study's slice, `scripts/depth-slice.py`) analysed at several settings, each into its
+//! study's slices, `scripts/depth-slice.py`) analysed at several settings, each into its
 //! own corpus folder (`corpus/depth/d14`, `d18`, `full14`), compared side by side: per
 //! game side, the ROC AUC of engine against human play of each absolute signal and of a
-//! cross-validated logistic combination of them, overall and for top and weaker engines.
+//! cross-validated logistic combination of them, overall and for top and weaker engines,
+//! and the weaker engines against humans of their own strength (pairs of sides whose
+//! ratings are within [`MATCHED`] points: what tells a limited engine from a human of
+//! its rating, style, not strength).
+//!
+//! A folder's games are matched with the others' by the record they were cut from (the
+//! `SliceOf` tag the slice script writes, or the record itself), so the main corpus,
+//! analysed at the defaults, can be the reference with no game analysed again.
 //!
 //! Only signals that need no model fitted at one setting are compared (the move
 //! classifier and Regan's rating calibration apply only to the settings they were fitted
@@ -11,7 +18,7 @@
 //! by side in one run (`fairsight bench --compare depth=18 --compare engine=CMD`).
 
 use std::{
-    collections::BTreeSet,
+    collections::{BTreeMap, BTreeSet},
     fmt::Write as _,
     path::{Path, PathBuf},
 };
@@ -20,18 +27,23 @@ use anyhow::{Result, bail};
 use clap::Args;
 use fairsight::{Limit, fit::model_value};
 
-use super::{Kind, Row, auc_scored, fit_model, folds, rows};
+use super::{Kind, Row, auc_scored, fit_model, folds, rows_of};
 use crate::cli::corpus::{Record, load_records};
 
 /// The signals compared: none needs a model fitted at the defaults.
-const COMPARED: [&str; 6] = [
+const COMPARED: [&str; 8] = [
     "acpl",
     "accuracy",
     "matchRate",
     "competence",
     "lateLoss",
     "lateMatch",
+    "topLines",
+    "lateGain",
 ];
+/// Pairs of a weaker engine's side and a human side count as matched when the engine's
+/// tag and the human's rating are at most this many points apart.
+const MATCHED: f64 = 150.0;
 /// The combination's inputs (`accuracy` is a twin of `acpl`).
 const COMBINED: [&str; 5] = ["acpl", "matchRate", "competence", "lateLoss", "lateMatch"];
 /// Signals where lower is more engine-like.
@@ -42,6 +54,11 @@ pub struct DepthArgs {
     /// A corpus folder of the slice at one setting (repeat: the first is the reference).
     #[arg(long, required = true)]
     corpus: Vec<PathBuf>,
+    /// A corpus at the defaults (the main one) of which only the games the `--corpus`
+    /// folders' games were cut from are read, as the first setting: the reference with
+    /// no game analysed again.
+    #[arg(long)]
+    reference: Option<PathBuf>,
     /// Cross-validation folds of the combination (grouped by game).
     #[arg(long, default_value_t = 5)]
     folds: usize,
@@ -50,17 +67,39 @@ pub struct DepthArgs {
     seed: u64,
 }
 
-/// One setting's folder: its words, positions and scored sides.
+/// One setting's folder: its words, scored sides and, per side's key, the positions of
+/// its game.
 struct Setting {
     name: String,
-    positions: usize,
     rows: Vec<Row>,
+    positions: BTreeMap<String, usize>,
+    /// Each record's origin ([`origin`]), by record id.
+    origins: BTreeMap<String, String>,
 }
 
-fn setting(folder: &Path) -> Result<Setting> {
-    let records: Vec<Record> = load_records(folder, &[], None, None)?;
+/// The record a game was cut from: its `SliceOf` tag, or the record itself.
+fn origin(r: &Record) -> String {
+    r.pgn
+        .split_once("[SliceOf \"")
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .map_or_else(|| r.id.clone(), |(o, _)| o.to_owned())
+}
+
+/// A folder's records whose origin is in `wanted` (all when `None`).
+fn setting(folder: &Path, wanted: Option<&BTreeSet<String>>) -> Result<Setting> {
+    // Only the sources of the games wanted are read (the main corpus is large).
+    let sources: Vec<String> = wanted
+        .map(|w| {
+            let set: BTreeSet<&str> = w.iter().filter_map(|o| o.split('/').next()).collect();
+            set.into_iter().map(str::to_owned).collect()
+        })
+        .unwrap_or_default();
+    let records: Vec<Record> = load_records(folder, &sources, None, None)?
+        .into_iter()
+        .filter(|r| wanted.is_none_or(|w| w.contains(&origin(r))))
+        .collect();
     let Some(first) = records.first() else {
-        bail!("{}: no analysed games", folder.display());
+        bail!("{}: no analysed games of the slice", folder.display());
     };
     let limit = match first.settings.limit {
         Limit::Depth(d) => format!("depth {d}"),
@@ -72,17 +111,56 @@ fn setting(folder: &Path) -> Result<Setting> {
         first.engine.build,
         first.settings.multipv
     );
+    let origins: BTreeMap<String, String> =
+        records.iter().map(|r| (r.id.clone(), origin(r))).collect();
+    let count: BTreeMap<String, usize> = records
+        .iter()
+        .map(|r| (r.id.clone(), r.positions.len()))
+        .collect();
+    let rows = rows_of(folder, records, None)?;
+    let mut positions = BTreeMap::new();
+    for r in &rows {
+        positions.insert(key(&origins, r), count[&r.game]);
+    }
     Ok(Setting {
         name,
-        positions: records.iter().map(|r| r.positions.len()).sum(),
-        rows: rows(folder, None)?,
+        rows,
+        positions,
+        origins,
     })
 }
 
-/// A row's key across the settings: the game (the same source and number in each folder)
-/// and the side.
-fn key(r: &Row) -> String {
-    format!("{}#{}", r.game, r.player)
+/// A row's key across the settings: the game it was cut from and the side.
+fn key(origins: &BTreeMap<String, String>, r: &Row) -> String {
+    format!("{}#{:?}", origins[&r.game], r.side)
+}
+
+/// The AUC of weaker engines' sides against human sides of about their strength: over
+/// every pair of a weaker engine's side and a human side whose ratings are at most
+/// [`MATCHED`] apart, the share in which the engine's score is the higher (ties half).
+/// `None` when no pair is matched.
+fn matched_auc(rows: &[&Row], scores: &[f64]) -> Option<f64> {
+    let side = |kind: Kind| -> Vec<(f64, f64)> {
+        rows.iter()
+            .zip(scores)
+            .filter(|(r, s)| r.kind == kind && !s.is_nan())
+            .filter_map(|(r, s)| Some((r.elo?, *s)))
+            .collect()
+    };
+    let (engines, humans) = (side(Kind::WeakEngine), side(Kind::Human));
+    let (mut wins, mut pairs) = (0.0, 0usize);
+    for (e, se) in &engines {
+        for (h, sh) in humans.iter().filter(|(h, _)| (h - e).abs() <= MATCHED) {
+            let _ = h;
+            pairs += 1;
+            wins += match se.partial_cmp(sh) {
+                Some(std::cmp::Ordering::Greater) => 1.0,
+                Some(std::cmp::Ordering::Equal) => 0.5,
+                _ => 0.0,
+            };
+        }
+    }
+    (pairs > 0).then(|| wins / pairs as f64)
 }
 
 /// The signal oriented so that higher is more engine-like.
@@ -126,11 +204,18 @@ fn combined_scores(rows: &[&Row], n_folds: usize, seed: u64) -> Result<Vec<f64>>
 }
 
 pub fn depth(a: DepthArgs) -> Result<()> {
-    let settings = a
+    let mut settings = a
         .corpus
         .iter()
-        .map(|c| setting(c))
+        .map(|c| setting(c, None))
         .collect::<Result<Vec<_>>>()?;
+    if let Some(reference) = &a.reference {
+        let wanted: BTreeSet<String> = settings
+            .iter()
+            .flat_map(|s| s.origins.values().cloned())
+            .collect();
+        settings.insert(0, setting(reference, Some(&wanted))?);
+    }
     // The sides every setting has.
     let mut common: Option<BTreeSet<String>> = None;
     for s in &settings {
@@ -138,65 +223,181 @@ pub fn depth(a: DepthArgs) -> Result<()> {
             .rows
             .iter()
             .filter(|r| COMPARED.iter().all(|c| r.signals.get(c).is_some()))
-            .map(key)
+            .map(|r| key(&s.origins, r))
             .collect();
         common = Some(match common {
             None => keys,
             Some(c) => c.intersection(&keys).cloned().collect(),
         });
     }
-    let common = common.unwrap_or_default();
+    // Only sides whose game was analysed over the same positions at every setting (the
+    // first slice's games were cut shorter than the corpus's records of them).
+    let mut common = common.unwrap_or_default();
+    let before = common.len();
+    common.retain(|k| {
+        let counts: BTreeSet<usize> = settings.iter().map(|s| s.positions[k]).collect();
+        counts.len() == 1
+    });
     let mut out = String::new();
+    if common.len() < before {
+        let _ = writeln!(
+            out,
+            "({} sides left out: their games were analysed over other positions in one of the folders)\n",
+            before - common.len()
+        );
+    }
     let _ = writeln!(
         out,
-        "depth study: the same {} game sides at each setting (per side ROC AUC, engine against human; combined = logistic regression of {}, {}-fold cross-validated by game, fitted on all engines and, for each slice, on that kind alone)\n",
+        "depth study: the same {} game sides at each setting (per side ROC AUC, engine against human; combined = logistic regression of {}, {}-fold cross-validated by game, fitted on all engines and, for each slice, on that kind alone; matched = weaker engines against human sides rated within {MATCHED} points of the engine's tag)\n",
         common.len(),
         COMBINED.join(", "),
         a.folds
     );
     let _ = write!(
         out,
-        "| setting | positions | sides (engine / human) | combined | top engines vs humans | weaker engines vs humans |"
+        "| setting | positions | sides (engine / human) | combined | top engines vs humans | weaker engines vs humans | weaker, matched |"
     );
     for s in COMPARED {
         let _ = write!(out, " {s} |");
     }
     out.push('\n');
-    out.push_str(&"|---".repeat(6 + COMPARED.len()));
+    out.push_str(&"|---".repeat(7 + COMPARED.len()));
     out.push_str("|\n");
+    let mut matched = String::new();
     for s in &settings {
-        let rows: Vec<&Row> = s.rows.iter().filter(|r| common.contains(&key(r))).collect();
+        let rows: Vec<&Row> = s
+            .rows
+            .iter()
+            .filter(|r| common.contains(&key(&s.origins, r)))
+            .collect();
         let labels: Vec<bool> = rows.iter().map(|r| r.engine()).collect();
         let combined = combined_scores(&rows, a.folds, a.seed)?;
         // Each kind against the humans with its own cross-validated fit (one fit of both
         // kinds at once learns a compromise that suits neither).
-        let slice = |kind: Kind| -> Result<f64> {
-            let part: Vec<&Row> = rows
-                .iter()
+        let part = |kind: Kind| -> Vec<&Row> {
+            rows.iter()
                 .copied()
                 .filter(|r| r.kind == kind || r.kind == Kind::Human)
-                .collect();
+                .collect()
+        };
+        let slice = |kind: Kind| -> Result<f64> {
+            let part = part(kind);
             let l: Vec<bool> = part.iter().map(|r| r.engine()).collect();
             Ok(auc_scored(&combined_scores(&part, a.folds, a.seed)?, &l))
         };
+        let weaker = part(Kind::WeakEngine);
+        let weaker_matched = matched_auc(&weaker, &combined_scores(&weaker, a.folds, a.seed)?);
         let engines = labels.iter().filter(|l| **l).count();
+        // The positions of the common sides' games, once a game: the same at every
+        // setting when the settings analysed the same positions.
+        let games: BTreeMap<String, usize> = rows
+            .iter()
+            .map(|r| {
+                let k = key(&s.origins, r);
+                (s.origins[&r.game].clone(), s.positions[&k])
+            })
+            .collect();
+        // An AUC without both classes is not a number: shown as "-".
+        let show = |v: Option<f64>| {
+            v.filter(|v| v.is_finite())
+                .map_or_else(|| "-".to_owned(), |v| format!("{v:.3}"))
+        };
         let _ = write!(
             out,
-            "| {} | {} | {} / {} | {:.3} | {:.3} | {:.3} |",
+            "| {} | {} | {} / {} | {} | {} | {} | {} |",
             s.name,
-            s.positions,
+            games.values().sum::<usize>(),
             engines,
             rows.len() - engines,
-            auc_scored(&combined, &labels),
-            slice(Kind::TopEngine)?,
-            slice(Kind::WeakEngine)?,
+            show(Some(auc_scored(&combined, &labels))),
+            show(Some(slice(Kind::TopEngine)?)),
+            show(Some(slice(Kind::WeakEngine)?)),
+            show(weaker_matched),
         );
+        let _ = write!(matched, "| {} |", s.name);
         for c in COMPARED {
             let v: Vec<f64> = rows.iter().map(|r| oriented(r, c)).collect();
-            let _ = write!(out, " {:.3} |", auc_scored(&v, &labels));
+            let _ = write!(out, " {} |", show(Some(auc_scored(&v, &labels))));
+            let w: Vec<f64> = weaker.iter().map(|r| oriented(r, c)).collect();
+            let _ = write!(matched, " {} |", show(matched_auc(&weaker, &w)));
         }
         out.push('\n');
+        matched.push('\n');
     }
+    let _ = write!(
+        out,
+        "\nweaker engines against human sides rated within {MATCHED} points of the engine's tag (AUC over the matched pairs):\n\n| setting |"
+    );
+    for s in COMPARED {
+        let _ = write!(out, " {s} |");
+    }
+    out.push('\n');
+    out.push_str(&"|---".repeat(1 + COMPARED.len()));
+    out.push_str("|\n");
+    out.push_str(&matched);
     print!("{out}");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::corpus::Split;
+    use fairsight::{
+        Side,
+        fit::{SIGNALS, Signals},
+    };
+
+    fn row(kind: Kind, elo: f64) -> Row {
+        Row {
+            game: format!("g{elo}"),
+            player: String::new(),
+            kind,
+            side: Side::White,
+            split: Split::Test,
+            signals: Signals {
+                values: [None; SIGNALS.len()],
+                moves: 0,
+                rating: None,
+                clocks: false,
+                games: 1,
+                late_moves: 0,
+                early: (None, 0),
+                top_moves: 0,
+                regan: ([None; 3], 0),
+            },
+            elo: Some(elo),
+            own_tag: None,
+        }
+    }
+
+    #[test]
+    fn the_matched_auc_compares_only_sides_of_about_the_same_rating() {
+        // Two weaker engines (1500, 2500) and three humans (1450, 2450, 2000). Only the
+        // pairs within MATCHED points count: (1500, 1450) and (2500, 2450).
+        let rows = [
+            row(Kind::WeakEngine, 1500.0),
+            row(Kind::WeakEngine, 2500.0),
+            row(Kind::Human, 1450.0),
+            row(Kind::Human, 2450.0),
+            row(Kind::Human, 2000.0),
+        ];
+        let rows: Vec<&Row> = rows.iter().collect();
+        // The engine at 1500 above its human, the one at 2500 below its human; the
+        // human at 2000, whom no engine is matched with, above both.
+        let scores = [0.6, 0.2, 0.5, 0.3, 0.9];
+        assert_eq!(matched_auc(&rows, &scores), Some(0.5));
+        // Ties count half; a side without a score is left out.
+        assert_eq!(
+            matched_auc(&rows, &[0.5, f64::NAN, 0.5, 0.0, 0.0]),
+            Some(0.5)
+        );
+        // The plain AUC reads the unmatched human too.
+        let labels: Vec<bool> = rows.iter().map(|r| r.engine()).collect();
+        assert!(auc_scored(&scores, &labels) < 0.5);
+        // No pair within reach: no number.
+        let far = [row(Kind::WeakEngine, 1000.0), row(Kind::Human, 2000.0)];
+        let far: Vec<&Row> = far.iter().collect();
+        assert_eq!(matched_auc(&far, &[1.0, 0.0]), None);
+    }
 }
