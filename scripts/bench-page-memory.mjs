@@ -10,11 +10,16 @@
 // Workers (the analyzer's, the engines') are other heaps: the page ends them after the
 // run, so they are not in the heap figures after it.
 // Usage: node scripts/bench-page-memory.mjs [--games 500,5000] [--workers 2] [--book]
-//          [--views changed,whole] [--depth 1] [--players 60]
+//          [--views changed,whole] [--depth 1] [--players 60] [--segments 1000,0]
 //   (--book: the built-in book, in which the generated games are whole, so no engine runs;
 //   --views: how the analyzer worker makes its views, `changed` (the page's: the core
 //   gives the changed games alone) and `whole` (the baseline: the whole report at each
-//   view), each in a fresh tab for each number of games, with their ratios at the end)
+//   view), each in a fresh tab for each number of games, with their ratios at the end;
+//   --segments: the games a segment of the analyzer worker (`?segment=N`; 0: the whole
+//   file in one analyzer), each in a fresh tab, with their ratios at the end. The
+//   generated games are all the same moves, so with segments every job after the first
+//   segment's is in the cache by the time its segment starts: compare their times with
+//   --book, where no engine runs)
 // Needs scripts/install.sh and scripts/build-web.sh first.
 import { launch, manyGames, openPage, startServer } from '../tests/browser/harness.mjs';
 
@@ -29,6 +34,10 @@ const book = args.includes('--book') ? 'builtin' : 'none';
 const modes = opt('--views', 'changed').split(',');
 const depth = Number(opt('--depth', 1));
 const players = Number(opt('--players', 60));
+const segments = opt('--segments', '')
+  .split(',')
+  .filter((x) => x !== '')
+  .map(Number);
 
 const MB = (b) => `${(b / 1048576).toFixed(1)} MB`;
 
@@ -48,9 +57,11 @@ const site = await startServer();
 const browser = await launch();
 const rows = [];
 try {
-  for (const n of counts) for (const mode of modes) {
+  for (const n of counts) for (const views of modes) for (const segment of segments.length ? segments : [null]) {
     const { pgn } = manyGames(n, players);
-    const url = `${site.origin}/?depth=${depth}&lines=1&workers=${workers}&book=${book}&nosw=1${mode === 'whole' ? '&views=whole' : ''}`;
+    const mode = segment === null ? views : `${views}, segments of ${segment || 'all'}`;
+    const param = segment === null ? '' : `&segment=${segment || 1e9}`;
+    const url = `${site.origin}/?depth=${depth}&lines=1&workers=${workers}&book=${book}&nosw=1${views === 'whole' ? '&views=whole' : ''}${param}`;
     const { context, page } = await openPage(browser, url);
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Performance.enable');
@@ -111,7 +122,8 @@ try {
       const ms = w.views.reduce((s, v) => s + v[0], 0);
       console.log(
         `  analyzer worker: ${w.views.length} views of the report in ${(ms / 1000).toFixed(1)} s (${((100 * ms) / runMs).toFixed(1)}% of the run; ` +
-          `ms and games given of each: ${w.views.map(([t, g]) => `${t}/${g}`).join(' ')}), core wasm memory ${MB(w.wasmBytes)}`,
+          `ms and games given of each: ${w.views.map(([t, g]) => `${t}/${g}`).join(' ')}), core wasm memory ${MB(w.wasmBytes)}, ` +
+          `${w.segments ?? 1} segment(s)`,
       );
     }
     await context.close();
@@ -128,7 +140,20 @@ try {
       );
     }
   }
-  const first = rows.filter((r) => r.mode === modes[0]);
+  if (segments.length === 2) {
+    for (const n of counts) {
+      const [a, b] = segments.map((s) => rows.find((r) => r.n === n && r.mode === `${modes[0]}, segments of ${s || 'all'}`));
+      if (a?.where.analyzer && b?.where.analyzer) {
+        console.log(
+          `${n} games, segments of ${segments[0] || 'all'} / ${segments[1] || 'all'}, in this run: core wasm memory ` +
+            `${MB(a.where.analyzer.wasmBytes)} / ${MB(b.where.analyzer.wasmBytes)} (x${(a.where.analyzer.wasmBytes / b.where.analyzer.wasmBytes).toFixed(2)}), ` +
+            `run ${(a.runMs / 1000).toFixed(1)} / ${(b.runMs / 1000).toFixed(1)} s (x${(a.runMs / b.runMs).toFixed(2)}), ` +
+            `main heap peak ${MB(a.peak)} / ${MB(b.peak)}`,
+        );
+      }
+    }
+  }
+  const first = rows.filter((r) => r.mode === rows[0]?.mode);
   if (first.length > 1) {
     const [a, b] = [first[0], first.at(-1)];
     const grow = (f) => ((f(b) - f(a)) / (b.n - a.n)).toFixed(1);

@@ -70,7 +70,7 @@ pub mod wasm;
 pub use accuracy::Accuracy;
 pub use analysis::{
     Analysis, MergeError, ModelOverrides, ReportCache, ReportParts, Stream, check_shard_game,
-    check_shard_heads, entered_ratings, merge_shards, parse_rating, rerate,
+    check_shard_heads, entered_ratings, game_plan, merge_shards, parse_rating, rerate,
 };
 pub use book::{
     Book, BookError, NoBook, PolyglotBook, PositionSet, load as load_book, polyglot_key,

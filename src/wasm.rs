@@ -9,6 +9,9 @@
 //!   the core's retry and deadline rules (`wasm/pool.rs`).
 //! - [`JobCache`]: analysed jobs in IndexedDB under the core's cache key, the CLI's
 //!   (`wasm/cache.rs`).
+//! - [`Summary`]: the players of a file analysed a segment of games at a time (an
+//!   [`Analyzer`] each, freed after it): the games' reports go in as each segment ends,
+//!   and the report's head and tail come out, those of one analysis of the whole file.
 //!
 //! Jobs and results cross the boundary as JSON strings, so a result can be cached in
 //! IndexedDB and fed back byte for byte; summaries cross as camelCase objects
@@ -27,10 +30,10 @@ pub use cache::JobCache;
 pub use pool::WorkerPool;
 
 use crate::{
-    analysis::{Analysis, ReportCache},
+    analysis::{Analysis, ReportCache, Stream},
     book,
     engine::{Job, JobResult},
-    game::Side,
+    game::{Game, ImportError, Side},
     plan::Settings,
     record::EngineInfo,
     report::Report,
@@ -301,7 +304,106 @@ struct GameSummary {
     error: Option<String>,
 }
 
-/// How many games [`Analyzer::with_progress`] imports between two progress calls: often
+impl GameSummary {
+    fn of(g: &Result<Game, ImportError>) -> GameSummary {
+        match g {
+            Ok(g) => GameSummary {
+                index: g.index,
+                line: g.line,
+                white: g.player(Side::White).to_owned(),
+                black: g.player(Side::Black).to_owned(),
+                event: g.tag("Event").map(str::to_owned),
+                result: g.tag("Result").map(str::to_owned),
+                plies: g.plies.len(),
+                error: None,
+            },
+            Err(e) => {
+                let tag = |n: &str| e.tags.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+                GameSummary {
+                    index: e.index,
+                    line: e.line,
+                    white: tag("White").unwrap_or_else(|| "?".to_owned()),
+                    black: tag("Black").unwrap_or_else(|| "?".to_owned()),
+                    event: tag("Event"),
+                    result: tag("Result"),
+                    plies: 0,
+                    error: Some(e.to_string()),
+                }
+            }
+        }
+    }
+}
+
+/// A whole input's plan, counted game by game without keeping the games
+/// ([`plan_input`]).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct InputPlan {
+    games: Vec<GameSummary>,
+    jobs: usize,
+    total: usize,
+}
+
+/// Calls `on_progress(games)`, if given.
+fn tell_progress(on_progress: Option<&js_sys::Function>, n: usize) -> Result<(), JsError> {
+    match on_progress {
+        Some(f) => f
+            .call1(&JsValue::NULL, &JsValue::from(n as f64))
+            .map(|_| ())
+            .map_err(|e| JsError::new(&format!("import progress: {e:?}"))),
+        None => Ok(()),
+    }
+}
+
+fn book_from(book: Option<Vec<u8>>) -> Result<Box<dyn book::Book>, JsError> {
+    match book {
+        None => Ok(Box::new(crate::book::NoBook)),
+        Some(bytes) => {
+            let book =
+                book::load(&bytes).map_err(|e| JsError::new(&format!("opening book: {e}")))?;
+            Ok(book)
+        }
+    }
+}
+
+/// Reads the whole of `pgn` once and says what analysing it at `settings` (with the
+/// book's bytes, or none) costs, keeping none of its games: `{games, jobs, total}`, the
+/// games' summaries as [`Analyzer::games`] gives them, the number of jobs and the
+/// positions to search, those of one [`Analyzer`] of the whole input. `on_progress`
+/// hears the games read: every [`IMPORT_PROGRESS_EVERY`] games and once at the end (the
+/// page's worker forwards it, so a file of thousands of games shows its progress). The page plans a file
+/// of thousands of games with it, then analyses it a segment at a time
+/// ([`Analyzer::segment`], [`Summary`]).
+#[wasm_bindgen(js_name = planInput)]
+pub fn plan_input(
+    pgn: &str,
+    settings: JsValue,
+    book: Option<Vec<u8>>,
+    on_progress: Option<js_sys::Function>,
+) -> Result<JsValue, JsError> {
+    let settings = settings_from(settings)?;
+    let book = book_from(book)?;
+    let mut plan = InputPlan {
+        games: Vec::new(),
+        jobs: 0,
+        total: 0,
+    };
+    for game in crate::pgn::games(pgn) {
+        if let Ok(g) = &game {
+            let (jobs, positions) = crate::analysis::game_plan(g, &settings, book.as_ref());
+            plan.jobs += jobs;
+            plan.total += positions;
+        }
+        plan.games.push(GameSummary::of(&game));
+        if plan.games.len().is_multiple_of(IMPORT_PROGRESS_EVERY) {
+            tell_progress(on_progress.as_ref(), plan.games.len())?;
+        }
+    }
+    tell_progress(on_progress.as_ref(), plan.games.len())?;
+    to_js(&plan)
+}
+
+/// How many games [`plan_input`] reads between two progress calls: often
 /// enough for a steady count (a few thousand games a second), rarely enough to cost
 /// nothing.
 pub const IMPORT_PROGRESS_EVERY: usize = 100;
@@ -328,51 +430,35 @@ impl Analyzer {
         Analyzer::from_pgn(pgn, settings, book, None)
     }
 
-    /// As the constructor, telling `on_progress(games)` how many games are imported so
-    /// far: every [`IMPORT_PROGRESS_EVERY`] games and once at the end. The page's import
-    /// worker forwards it, so a file of thousands of games shows its progress.
-    #[wasm_bindgen(js_name = withProgress)]
-    pub fn with_progress(
+    /// As the constructor, for the games numbered `start` to `start + count - 1` of
+    /// `pgn` only (numbered as in the whole input): one segment of a file analysed a
+    /// segment at a time ([`plan_input`], [`Summary`]). Each game's text is the one an
+    /// analysis of the whole file gives it; its [`Analyzer::report_parts`] have no
+    /// players (the [`Summary`] makes them).
+    pub fn segment(
         pgn: &str,
         settings: JsValue,
         book: Option<Vec<u8>>,
-        on_progress: &js_sys::Function,
+        start: usize,
+        count: usize,
     ) -> Result<Analyzer, JsError> {
-        Analyzer::from_pgn(pgn, settings, book, Some(on_progress))
+        let mut a = Analyzer::from_pgn(pgn, settings, book, Some((start, count)))?;
+        // Its players are the Summary's to make.
+        a.view = ReportCache::games_only();
+        Ok(a)
     }
 
     fn from_pgn(
         pgn: &str,
         settings: JsValue,
         book: Option<Vec<u8>>,
-        on_progress: Option<&js_sys::Function>,
+        range: Option<(usize, usize)>,
     ) -> Result<Analyzer, JsError> {
         let settings = settings_from(settings)?;
-        let tell = |n: usize| -> Result<(), JsError> {
-            match on_progress {
-                Some(f) => f
-                    .call1(&JsValue::NULL, &JsValue::from(n as f64))
-                    .map(|_| ())
-                    .map_err(|e| JsError::new(&format!("import progress: {e:?}"))),
-                None => Ok(()),
-            }
-        };
-        let mut games = Vec::new();
-        for game in crate::pgn::games(pgn) {
-            games.push(game);
-            if games.len() % IMPORT_PROGRESS_EVERY == 0 {
-                tell(games.len())?;
-            }
-        }
-        tell(games.len())?;
-        let analysis = match book {
-            None => Analysis::new(games, settings, &crate::book::NoBook),
-            Some(bytes) => {
-                let book =
-                    book::load(&bytes).map_err(|e| JsError::new(&format!("opening book: {e}")))?;
-                Analysis::new(games, settings, book.as_ref())
-            }
-        };
+        let (skip, take) = range.unwrap_or((0, usize::MAX));
+        let games: Vec<_> = crate::pgn::games(pgn).skip(skip).take(take).collect();
+        let book = book_from(book)?;
+        let analysis = Analysis::new(games, settings, book.as_ref());
         let jobs = analysis.jobs();
         Ok(Analyzer {
             analysis,
@@ -392,36 +478,7 @@ impl Analyzer {
 
     /// The games: index, input line, players, number of plies, import error.
     pub fn games(&self) -> Result<JsValue, JsError> {
-        let list: Vec<GameSummary> = self
-            .analysis
-            .games()
-            .iter()
-            .map(|g| match g {
-                Ok(g) => GameSummary {
-                    index: g.index,
-                    line: g.line,
-                    white: g.player(Side::White).to_owned(),
-                    black: g.player(Side::Black).to_owned(),
-                    event: g.tag("Event").map(str::to_owned),
-                    result: g.tag("Result").map(str::to_owned),
-                    plies: g.plies.len(),
-                    error: None,
-                },
-                Err(e) => {
-                    let tag = |n: &str| e.tags.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
-                    GameSummary {
-                        index: e.index,
-                        line: e.line,
-                        white: tag("White").unwrap_or_else(|| "?".to_owned()),
-                        black: tag("Black").unwrap_or_else(|| "?".to_owned()),
-                        event: tag("Event"),
-                        result: tag("Result"),
-                        plies: 0,
-                        error: Some(e.to_string()),
-                    }
-                }
-            })
-            .collect();
+        let list: Vec<GameSummary> = self.analysis.games().iter().map(GameSummary::of).collect();
         to_js(&list)
     }
 
@@ -585,6 +642,72 @@ impl Analyzer {
     #[wasm_bindgen(js_name = annotatedPgn)]
     pub fn annotated_pgn(&self) -> String {
         crate::render::annotated_pgn(&self.analysis.report(self.engine.clone()))
+    }
+}
+
+/// The players of a file analysed a segment at a time. See the module docs.
+#[wasm_bindgen]
+pub struct Summary {
+    stream: Stream,
+}
+
+#[wasm_bindgen]
+impl Summary {
+    /// No games yet, for `settings` (the settings in force, [`Analyzer::settings`]).
+    #[wasm_bindgen(constructor)]
+    pub fn new(settings: JsValue) -> Result<Summary, JsError> {
+        Ok(Summary {
+            stream: Stream::new(
+                settings_from(settings)?,
+                EngineInfo::default(),
+                crate::analysis::ModelOverrides::default(),
+            ),
+        })
+    }
+
+    /// A rating typed as `NAME=ELO`, as [`Analyzer::set_rating_text`].
+    #[wasm_bindgen(js_name = setRatingText)]
+    pub fn set_rating_text(&mut self, line: &str) -> Result<(), JsError> {
+        let (name, elo) = crate::analysis::parse_rating(line)
+            .ok_or_else(|| JsError::new(&format!("Rating \"{line}\": expected NAME=ELO.")))?;
+        self.stream.set_rating(name, elo);
+        Ok(())
+    }
+
+    /// Names the report's engine, as [`Analyzer::set_engine`].
+    #[wasm_bindgen(js_name = setEngine)]
+    pub fn set_engine(&mut self, name: &str, build: &str) {
+        self.stream.set_engine(EngineInfo {
+            name: name.to_owned(),
+            build: build.to_owned(),
+        });
+    }
+
+    /// Adds a finished segment's games to the players (after those added before), as
+    /// its analyzer's last [`Analyzer::report_parts`] made them.
+    #[wasm_bindgen(js_name = addSegment)]
+    pub fn add_segment(&mut self, segment: &Analyzer) {
+        for game in segment.view.games() {
+            self.stream.push_report(game.clone());
+        }
+    }
+
+    /// `{head, tail}` of the report of `count` games (`head`, the games' texts joined
+    /// by `",\n    "`, then `tail` is that report's JSON): the players of the segments
+    /// added and of `segment`, the one being analysed, as its last
+    /// [`Analyzer::report_parts`] made its games (not kept).
+    pub fn parts(&self, count: usize, segment: &Analyzer) -> Result<JsValue, JsError> {
+        #[derive(Serialize)]
+        struct Parts {
+            head: String,
+            tail: String,
+        }
+        let mut more = segment.view.games().to_vec();
+        let (head, tail) = self
+            .stream
+            .snapshot(more.iter_mut())
+            .json_around_games(count);
+        to_js(&Parts { head, tail })
     }
 }
 

@@ -4,8 +4,8 @@
 #![cfg(target_arch = "wasm32")]
 
 use fairsight::wasm::{
-    Analyzer, EngineSession, IMPORT_PROGRESS_EVERY, JobCache, annotate_report, move_number,
-    nag_table, normalise_report, pv_text, win_percent,
+    Analyzer, EngineSession, IMPORT_PROGRESS_EVERY, JobCache, Summary, annotate_report,
+    move_number, nag_table, normalise_report, plan_input, pv_text, win_percent,
 };
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
@@ -57,28 +57,28 @@ fn imports_games_and_reports_the_bad_one() {
 
 #[wasm_bindgen_test]
 fn import_progress_counts_the_games_as_they_are_read() {
-    // 250 games: calls at 100 and 200, then the total; the analysis is the constructor's.
+    // 250 games: calls at 100 and 200, then the total; the plan is the constructor's.
     let pgn = "[White \"Ann\"]\n[Black \"Bob\"]\n\n1. e4 e5 *\n\n".repeat(250);
     let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
     let sink = seen.clone();
     let f = wasm_bindgen::closure::Closure::<dyn FnMut(f64)>::new(move |n: f64| {
         sink.borrow_mut().push(n)
     });
-    let a = ok(Analyzer::with_progress(
+    let plan: serde_json::Value = serde_wasm_bindgen::from_value(ok(plan_input(
         &pgn,
         settings(),
         None,
-        f.as_ref().unchecked_ref(),
-    ));
+        Some(f.as_ref().unchecked_ref::<js_sys::Function>().clone()),
+    )))
+    .expect("plan");
     assert_eq!(IMPORT_PROGRESS_EVERY, 100);
     assert_eq!(*seen.borrow(), vec![100.0, 200.0, 250.0]);
-    assert_eq!(
-        a.report_json(),
-        ok(Analyzer::new(&pgn, settings(), None)).report_json()
-    );
+    let a = ok(Analyzer::new(&pgn, settings(), None));
+    assert_eq!(plan["games"].as_array().map(Vec::len), Some(250));
+    assert_eq!(plan["total"].as_u64(), Some(a.total_positions() as u64));
     // A callback that throws is a JsError, not a panic.
     let bad = js_sys::Function::new_with_args("n", "throw new Error('no')");
-    assert!(Analyzer::with_progress(&pgn, settings(), None, &bad).is_err());
+    assert!(plan_input(&pgn, settings(), None, Some(bad)).is_err());
 }
 
 #[wasm_bindgen_test]
@@ -293,6 +293,54 @@ fn report_parts_give_the_changed_games_and_join_to_the_report() {
         json(m["changed"][0][1].as_str().expect("a text")),
         whole["games"][1]
     );
+}
+
+#[wasm_bindgen_test]
+fn a_file_analysed_a_segment_at_a_time_joins_to_the_whole_report() {
+    // The analyzer worker's way with thousands of games: the input planned in one pass,
+    // then an analyzer a segment, the players over all segments in a summary.
+    let pgn = format!("{PGN}\n\n{PGN}");
+    let mut whole = ok(Analyzer::new(&pgn, settings(), None));
+    let plan: serde_json::Value =
+        serde_wasm_bindgen::from_value(ok(plan_input(&pgn, settings(), None, None))).expect("plan");
+    assert_eq!(plan["games"].as_array().map(Vec::len), Some(4));
+    assert_eq!(plan["games"][2]["white"], "Ann");
+    assert_eq!(plan["jobs"].as_u64(), Some(whole.job_count() as u64));
+    assert_eq!(plan["total"].as_u64(), Some(whole.total_positions() as u64));
+    let result = recorded_result(&whole);
+    ok(whole.add_result_json(&result));
+    whole.set_engine("Recorded 1", "test");
+    let expected = whole.report_json();
+
+    let mut summary = ok(Summary::new(ok(whole.settings())));
+    summary.set_engine("Recorded 1", "test");
+    let mut texts = Vec::new();
+    for start in [0, 2] {
+        let mut segment = ok(Analyzer::segment(&pgn, settings(), None, start, 2));
+        segment.set_engine("Recorded 1", "test");
+        assert_eq!(segment.job_count(), whole.job_count() / 2);
+        if start == 0 {
+            ok(segment.add_result_json(&result));
+        }
+        let (_, _, count, changed) = parts(&mut segment, false);
+        assert_eq!(count, 2);
+        texts.extend(changed.into_iter().map(|(_, t)| t));
+        // The report so far: the games of the segments reached, their players.
+        let v: serde_json::Value =
+            serde_wasm_bindgen::from_value(ok(summary.parts(start + 2, &segment))).expect("parts");
+        let joined = format!(
+            "{}{}{}",
+            v["head"].as_str().expect("head"),
+            texts.join(",\n    "),
+            v["tail"].as_str().expect("tail")
+        );
+        if start == 0 {
+            assert_eq!(joined, segment.report_json(), "the first segment's report");
+        } else {
+            assert_eq!(joined, expected, "the whole report, byte for byte");
+        }
+        summary.add_segment(&segment);
+    }
 }
 
 /// Job 0 of `a` analysed through a recorded transcript: its result JSON.

@@ -18,7 +18,18 @@
 // core and stored in the cache (the core's JobCache) where it arrives, without crossing
 // to the page. The page hears the positions done (at most every DONE_MS), the pool's
 // messages, and the outcome: its main thread only draws.
-import init, { Analyzer, JobCache, WorkerPool } from './pkg/fairsight.js';
+//
+// A file of more than SEGMENT games is analysed a segment of SEGMENT games at a time, so
+// that this worker's memory does not grow with the file: the whole input is planned in
+// one pass that keeps no game (`planInput`: the games' summaries, the jobs, the positions),
+// then each segment has an Analyzer of its own, freed when its games are stored, and a
+// Summary keeps what the players' summaries need of the finished segments. The report
+// stored after the run is that of one Analyzer of the whole file, byte for byte (tests:
+// the core's `a_file_analysed_a_segment_at_a_time_gives_the_whole_report_byte_for_byte`,
+// the wasm test `a_file_analysed_a_segment_at_a_time_joins_to_the_whole_report`, and the
+// browser test of many games). During the run the report holds the games of the
+// segments reached so far.
+import init, { Analyzer, JobCache, Summary, WorkerPool, planInput } from './pkg/fairsight.js';
 import { EnginePool } from './pool.js';
 import { ReportStore, headOf, lightGame, splitReport, textHash } from './report-store.js';
 
@@ -31,6 +42,16 @@ const PROGRESS_MS = 100;
 
 // What stands between two games' texts in the report (the core's GAME_SEPARATOR).
 const SEP = ',\n    ';
+
+// Games a segment (`?segment=N` on the worker's address: the page's, for tests and the
+// benchmark). A segment's analyzer holds its games, their results and reports (about 15
+// kB a short game, more for long ones), so SEGMENT bounds this worker's memory.
+const SEGMENT = Number(new URL(self.location.href).searchParams.get('segment')) || 1000;
+// A file analysed a segment at a time: the input, the segment being analysed (`start`,
+// the first game's number; `size`), the Summary of the finished ones, the positions they
+// searched, the engine's name as the run has it, the last game of the previous segment
+// (its separator changes once the next segment's games follow it).
+let seg = null;
 
 let wasm = null;
 const ready = init().then((w) => {
@@ -93,6 +114,38 @@ function changedParts() {
   return { parts, changed: gamesOf(parts.changed, count), more };
 }
 
+/**
+ * A file analysed in segments: the segment's changed games as changedParts gives them,
+ * by their number in the file, and (with `head`) the report's head and tail for the
+ * games of the segments reached so far (the players of the finished segments and of
+ * this one, from the Summary: every player summarised again, so the head is made only
+ * for the page's views, not at each segment's end). The previous segment's last game
+ * comes again, with the separator it now has.
+ */
+function segmentParts({ head: withHead }) {
+  const local = analyzer.reportParts(inMemory && !gaveAll, BATCH);
+  const count = seg.start + local.count;
+  const { head, tail } = withHead ? seg.summary.parts(count, analyzer) : {};
+  const prev = seg.last;
+  const give = (changed) =>
+    changed.map(([at, text]) => {
+      const i = seg.start + at;
+      rows[i] = lightGame(JSON.parse(text), textHash(text));
+      if (i + 1 === count) seg.last = { i, text };
+      return [i, { text, sep: i + 1 < count ? SEP : '' }];
+    });
+  let pending = local.pending;
+  const more = () => {
+    if (!pending) return [];
+    const m = analyzer.moreParts(BATCH);
+    pending = m.pending;
+    return give(m.changed);
+  };
+  const changed = give(local.changed);
+  if (prev && prev.i + 1 < count) changed.unshift([prev.i, { text: prev.text, sep: SEP }]);
+  return { parts: { head, tail, count }, changed, more };
+}
+
 // The baseline (`?views=whole`): the whole report's JSON made at each view, split, and
 // every game's text hashed to find the changed ones. Its work grows with the games at
 // each view, so with their square over a run.
@@ -113,6 +166,170 @@ function wholeParts() {
   return { parts: { head: split.head, tail: split.tail, count: split.games.length }, changed, more: () => [] };
 }
 
+/** The positions searched so far, in every segment. */
+function donePositions() {
+  return (seg?.doneBefore ?? 0) + analyzer.donePositions();
+}
+
+/** Names the engine of the report (and of the segments' players). */
+function setEngine(name, build) {
+  analyzer.setEngine(name, build);
+  seg?.summary?.setEngine(name, build);
+}
+
+/** The analyzer of the segment of games from number `start` on, with the ratings. */
+function openSegment(start) {
+  const a = Analyzer.segment(seg.pgn, seg.settings, seg.book, start, seg.size);
+  try {
+    for (const line of seg.ratings) a.setRatingText(line);
+  } catch (err) {
+    a.free();
+    throw err;
+  }
+  analyzer = a;
+  seg.start = start;
+  jobs = Array.from({ length: a.jobCount() }, (_, i) => a.jobJson(i));
+  labels = jobs.map((_, i) => a.jobLabel(i));
+  planSettings = a.settings();
+}
+
+/**
+ * Ends the segment analysed: its games stored (a view), added to the players, its
+ * analyzer freed; then the next segment, with what the cache holds of it.
+ */
+async function nextSegment() {
+  const ended = viewing.then(() => ops.viewNow({ gamesOnly: true }));
+  viewing = ended.catch(() => {});
+  await ended;
+  seg.summary.addSegment(analyzer);
+  seg.doneBefore += analyzer.donePositions();
+  analyzer.free();
+  analyzer = null;
+  openSegment(seg.start + seg.size);
+  await lookUpJobs(plan.build);
+}
+
+/**
+ * Adds the results of `build`'s engine that the cache holds for the plan's jobs (the
+ * cache's key is the core's, the CLI's, with the engine's name as the cache last
+ * stored it for this build). Returns `{done, pending}`: the positions done, the jobs
+ * left to analyse.
+ */
+async function lookUpJobs(build) {
+  cache ??= await JobCache.open();
+  const cachedName = await cache.engineName(build);
+  const pending = [];
+  for (let i = 0; i < jobs.length; i++) {
+    const hit =
+      cachedName === undefined ? undefined : await cache.get(jobs[i], build, cachedName, planSettings.hashMb);
+    if (hit !== undefined) {
+      try {
+        analyzer.addResultJson(hit);
+        continue;
+      } catch {
+        // A stale entry: analyse again.
+      }
+    }
+    pending.push(i);
+  }
+  const engineName = analyzer.donePositions() > 0 ? cachedName : null;
+  setEngine(seg?.engineName ?? engineName ?? '', build);
+  plan = { build, pending, engineName };
+  return { done: donePositions(), pending: pending.length };
+}
+
+/**
+ * Runs the jobs `lookUp` left (of the segment analysed) on `workers` engines of its
+ * build until all are done (or failed twice) or `cancel`. Each result is added to the
+ * core and stored in the cache as it comes; a full disk (or any storage failure) never
+ * stops the analysis: it goes on uncached, and the page is told once. Resolves, once
+ * every result is added and stored, to `{cancelled, failures: [{label, reason}],
+ * engineMs}`.
+ */
+async function runPool({ workers, stallMs }) {
+  const { build, pending } = plan;
+  const settings = planSettings;
+  const message = (kind, text) => postMessage({ type: 'message', kind, text });
+  let told = -Infinity;
+  let timer = null;
+  const tell = () => {
+    if (timer) return;
+    const send = () => {
+      timer = null;
+      told = performance.now();
+      postMessage({ type: 'done', done: donePositions() });
+    };
+    const wait = told + DONE_MS - performance.now();
+    if (wait <= 0) send();
+    else timer = setTimeout(send, wait);
+  };
+  const add = (k, json) => {
+    try {
+      analyzer.addResultJson(json);
+    } catch (err) {
+      message('error', `The result for ${labels[pending[k]]} was rejected: ${err.message || err}`);
+      return false;
+    }
+    tell();
+    return true;
+  };
+  const stores = [];
+  let noticed = false;
+  const notice = (text) => {
+    if (noticed) return;
+    noticed = true;
+    message('warning', text);
+  };
+  const store = (i, name, json) => {
+    const put = cache.put(jobs[i], build, name, settings.hashMb, json).then(
+      (stored) => {
+        if (!stored && cache.available) {
+          notice(
+            'The browser\'s storage for this page is full: the analysis goes on, but its results are not cached. "Clear cached analyses" in Settings frees space.',
+          );
+        }
+      },
+      (err) => notice(`${err.message || err}. The analysis goes on without the cache.`),
+    );
+    stores.push(put);
+  };
+  let engineMs = 0;
+  const p = new EnginePool({ WorkerPool, settings, workers, build, stallMs });
+  pool = p;
+  self.fairsightPool = p;
+  // For the page's tests: the first game of the segment analysed.
+  self.fairsightSegment = seg?.start ?? 0;
+  const outcome = cancelAsked
+    ? { failures: [], cancelled: true }
+    : await p.run({
+        jobs: pending.map((i) => jobs[i]),
+        onPartial: (k, json) => {
+          if (p.engineName) setEngine(p.engineName, build);
+          add(k, json);
+        },
+        onResult: (k, json, ms) => {
+          engineMs += ms;
+          const name = p.engineName;
+          if (name) setEngine(name, build);
+          if (add(k, json) && name) store(pending[k], name, json);
+        },
+        onLog: (m) => message('warning', m),
+        label: (k) => labels[pending[k]],
+      });
+  clearTimeout(timer);
+  pool = null;
+  self.fairsightPool = null;
+  const name = p.engineName ?? seg?.engineName ?? plan.engineName ?? '';
+  setEngine(name, build);
+  if (seg && name) seg.engineName = name;
+  await Promise.all(stores);
+  return {
+    cancelled: outcome.cancelled,
+    failures: outcome.failures.map((f) => ({ label: labels[pending[f.job]], reason: f.reason })),
+    engineMs,
+  };
+}
+
 const ops = {
   /** Imports the PGN with progress, applies the ratings, and returns the plan. */
   async open({ pgn, settings, book, ratings, run: id }) {
@@ -121,15 +338,25 @@ const ops = {
     run = id;
     let last = -Infinity;
     let told = -1;
-    const a = Analyzer.withProgress(pgn, settings, book, (games) => {
+    const planned = planInput(pgn, settings, book, (games) => {
       const now = performance.now();
       if (now - last < PROGRESS_MS) return;
       last = now;
       told = games;
       postMessage({ type: 'progress', games });
     });
-    const games = a.games();
+    const { games } = planned;
     if (told !== games.length) postMessage({ type: 'progress', games: games.length });
+    // Without IndexedDB the page keeps every game's text anyway: one analyzer then.
+    if (games.length > SEGMENT && store.db) {
+      seg = { pgn, settings, book, ratings, count: games.length, size: SEGMENT, start: 0, doneBefore: 0, forPage: [], storedTo: 0 };
+      openSegment(0);
+      const summary = new Summary(planSettings);
+      for (const line of ratings) summary.setRatingText(line);
+      seg.summary = summary;
+      return { games, settings: planSettings, jobs: planned.jobs, total: planned.total };
+    }
+    const a = new Analyzer(pgn, settings, book);
     try {
       for (const line of ratings) a.setRatingText(line);
     } catch (err) {
@@ -148,29 +375,7 @@ const ops = {
    * stored it for this build). Returns `{done, pending}`: the positions done, the jobs
    * left to analyse.
    */
-  async lookUp({ build }) {
-    cache ??= await JobCache.open();
-    const cachedName = await cache.engineName(build);
-    const pending = [];
-    for (let i = 0; i < jobs.length; i++) {
-      const hit =
-        cachedName === undefined ? undefined : await cache.get(jobs[i], build, cachedName, planSettings.hashMb);
-      if (hit !== undefined) {
-        try {
-          analyzer.addResultJson(hit);
-          continue;
-        } catch {
-          // A stale entry: analyse again.
-        }
-      }
-      pending.push(i);
-    }
-    const done = analyzer.donePositions();
-    const engineName = done > 0 ? cachedName : null;
-    analyzer.setEngine(engineName ?? '', build);
-    plan = { build, pending, engineName };
-    return { done, pending: pending.length };
-  },
+  lookUp: ({ build }) => lookUpJobs(build),
   /**
    * Runs the jobs `lookUp` left on `workers` engines of its build until all are done
    * (or failed twice) or `cancel`. Each result is added to the core and stored in the
@@ -179,87 +384,22 @@ const ops = {
    * stored, to `{cancelled, failures: [{label, reason}], done, engineMs}`.
    */
   async analyse({ workers, stallMs }) {
-    const { build, pending } = plan;
-    const settings = planSettings;
-    const message = (kind, text) => postMessage({ type: 'message', kind, text });
-    let told = -Infinity;
-    let timer = null;
-    const tell = () => {
-      if (timer) return;
-      const send = () => {
-        timer = null;
-        told = performance.now();
-        postMessage({ type: 'done', done: analyzer.donePositions() });
-      };
-      const wait = told + DONE_MS - performance.now();
-      if (wait <= 0) send();
-      else timer = setTimeout(send, wait);
-    };
-    const add = (k, json) => {
-      try {
-        analyzer.addResultJson(json);
-      } catch (err) {
-        message('error', `The result for ${labels[pending[k]]} was rejected: ${err.message || err}`);
-        return false;
-      }
-      tell();
-      return true;
-    };
-    const stores = [];
-    let noticed = false;
-    const notice = (text) => {
-      if (noticed) return;
-      noticed = true;
-      message('warning', text);
-    };
-    const store = (i, name, json) => {
-      const put = cache.put(jobs[i], build, name, settings.hashMb, json).then(
-        (stored) => {
-          if (!stored && cache.available) {
-            notice(
-              'The browser\'s storage for this page is full: the analysis goes on, but its results are not cached. "Clear cached analyses" in Settings frees space.',
-            );
-          }
-        },
-        (err) => notice(`${err.message || err}. The analysis goes on without the cache.`),
-      );
-      stores.push(put);
-    };
     let engineMs = 0;
-    const p = new EnginePool({ WorkerPool, settings, workers, build, stallMs });
-    pool = p;
-    self.fairsightPool = p;
-    const outcome = cancelAsked
-      ? { failures: [], cancelled: true }
-      : await p.run({
-          jobs: pending.map((i) => jobs[i]),
-          onPartial: (k, json) => {
-            if (p.engineName) analyzer.setEngine(p.engineName, build);
-            add(k, json);
-          },
-          onResult: (k, json, ms) => {
-            engineMs += ms;
-            const name = p.engineName;
-            if (name) analyzer.setEngine(name, build);
-            if (add(k, json) && name) store(pending[k], name, json);
-          },
-          onLog: (m) => message('warning', m),
-          label: (k) => labels[pending[k]],
-        });
-    clearTimeout(timer);
-    pool = null;
-    self.fairsightPool = null;
-    analyzer.setEngine(p.engineName ?? plan.engineName ?? '', build);
-    await Promise.all(stores);
-    return {
-      cancelled: outcome.cancelled,
-      failures: outcome.failures.map((f) => ({ label: labels[pending[f.job]], reason: f.reason })),
-      done: analyzer.donePositions(),
-      engineMs,
-    };
+    const failures = [];
+    for (;;) {
+      const out = await runPool({ workers, stallMs });
+      engineMs += out.engineMs;
+      failures.push(...out.failures);
+      const cancelled = out.cancelled || cancelAsked;
+      if (cancelled || !seg || seg.start + seg.size >= seg.count) {
+        return { cancelled, failures, done: donePositions(), engineMs };
+      }
+      await nextSegment();
+      postMessage({ type: 'done', done: donePositions() });
+    }
   },
   /** Names the engine of the report (as a run does once its engine tells its name). */
-  setEngine: ({ name, build }) => analyzer.setEngine(name, build),
+  setEngine: ({ name, build }) => setEngine(name, build),
   /** Stops every engine at once; `analyse` resolves with what was analysed. */
   cancel: () => {
     cancelAsked = true;
@@ -267,7 +407,9 @@ const ops = {
   },
   /** Terminates engine worker `i` without telling the pool (as if it hung). */
   killWorker: ({ i }) => pool?.killWorker(i) ?? false,
-  report: () => analyzer.reportJson(),
+  /** The report so far as JSON (a file analysed in segments: as stored). */
+  report: () => (seg ? store.text(run) : analyzer.reportJson()),
+
   /**
    * Stores the report's games that changed since the last view, and returns the view:
    * `{head, rows}` (the report without its games, one light row a game). The core
@@ -282,9 +424,13 @@ const ops = {
     viewing = next.catch(() => {});
     return next;
   },
-  async viewNow() {
+  async viewNow({ gamesOnly = false } = {}) {
     const t0 = performance.now();
-    const { parts, changed: first, more: next } = WHOLE ? wholeParts() : changedParts();
+    const { parts, changed: first, more: next } = WHOLE
+      ? wholeParts()
+      : seg
+        ? segmentParts({ head: !gamesOnly })
+        : changedParts();
     // The core's time (and this thread's), not the store's.
     let ms = performance.now() - t0;
     const more = () => {
@@ -296,16 +442,34 @@ const ops = {
     const { count } = parts;
     rows.length = count;
     const at = { head: parts.head, tail: parts.tail, count };
-    const head = headOf(at);
     // Without IndexedDB here, or once the browser refused a write (a full disk), the page
     // keeps the texts in its memory instead (all of them, the first time): the report is
     // never lost, only no longer bounded.
     if (!store.db || inMemory) {
       const changed = first;
       for (let batch = more(); batch.length; batch = more()) changed.push(...batch);
+      if (gamesOnly) {
+        // A segment's end: its games wait for the page's next view.
+        seg.forPage.push(...changed);
+        work.list.push([Math.round(ms), changed.length]);
+        return null;
+      }
+      // A file analysed in segments whose writes the browser refused: the games of the
+      // segments stored before, then those ended since the page's last view.
+      // (In that order, the current segment's last: a later text of a game replaces an
+      // earlier one in the page.)
+      const prior = [];
+      if (seg && !gaveAll) {
+        for (let i = 0; i < seg.storedTo; i++) {
+          const text = await store.game(run, i);
+          if (text !== undefined) prior.push([i, { text, sep: SEP }]);
+        }
+      }
+      if (seg) prior.push(...seg.forPage.splice(0));
+      changed.unshift(...prior);
       gaveAll = true;
       work.list.push([Math.round(ms), changed.length]);
-      return { head, rows, parts: { ...at, changed, memory: true } };
+      return { head: headOf(at), rows, parts: { ...at, changed, memory: true } };
     }
     let given = first.length;
     try {
@@ -317,19 +481,26 @@ const ops = {
         batch = following;
         given += batch.length;
       }
-      await store.put(run, at, batch);
+      if (gamesOnly) await store.putGames(run, batch);
+      else await store.put(run, at, batch);
     } catch {
       inMemory = true;
-      return this.viewNow();
+      if (seg) seg.storedTo = seg.start;
+      return this.viewNow({ gamesOnly });
     }
     work.list.push([Math.round(ms), given]);
-    return { head, rows };
+    return gamesOnly ? null : { head: headOf(at), rows };
   },
   /**
-   * What this worker has cost: each view made, `[ms, games given]`, and the core's wasm
-   * memory (bytes; it only grows, so this is its peak).
+   * What this worker has cost: each view made, `[ms, games given]`, the core's wasm
+   * memory (bytes; it only grows, so this is its peak), and the segments of games
+   * analysed (1 when the file was analysed whole).
    */
-  usage: () => ({ views: work.list, wasmBytes: wasm.memory.buffer.byteLength }),
+  usage: () => ({
+    views: work.list,
+    wasmBytes: wasm.memory.buffer.byteLength,
+    segments: seg ? Math.floor(seg.start / seg.size) + 1 : 1,
+  }),
 };
 
 self.onmessage = async (e) => {

@@ -13,9 +13,12 @@ export class AnalyzerWorker {
   constructor({ onProgress } = {}) {
     // `?views=whole` on the page's address: the worker makes each view from the whole
     // report, as before the core gave the changed games alone (a baseline for
-    // scripts/bench-page-memory.mjs, not for users).
+    // scripts/bench-page-memory.mjs, not for users). `?segment=N`: files of more than N
+    // games are analysed N games at a time (analyzer-worker.js; tests and benchmarks).
     const url = new URL('./analyzer-worker.js', import.meta.url);
-    if (new URLSearchParams(globalThis.location?.search).get('views') === 'whole') url.search = '?views=whole';
+    const page = new URLSearchParams(globalThis.location?.search);
+    if (page.get('views') === 'whole') url.searchParams.set('views', 'whole');
+    if (page.get('segment')) url.searchParams.set('segment', page.get('segment'));
     this.worker = new Worker(url, { type: 'module' });
     this.pending = new Map();
     this.next = 0;

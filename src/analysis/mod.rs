@@ -198,6 +198,14 @@ impl Analysis {
     }
 }
 
+/// What one game costs to analyse at these settings, as [`Analysis`] plans it: its jobs
+/// and the positions they search. (A count of a whole input without keeping its games.)
+pub fn game_plan(game: &Game, settings: &Settings, book: &dyn Book) -> (usize, usize) {
+    let pre = pre_exclusions(game, settings, book);
+    let jobs = game_jobs(game, settings, &pre).len();
+    (jobs, game.plies.len() - pre.len())
+}
+
 /// The exclusions known before searching (book, forced, early), by ply index.
 fn pre_exclusions(game: &Game, settings: &Settings, book: &dyn Book) -> BTreeMap<usize, Exclusion> {
     let run = plan::book_run(game, book);
@@ -1012,6 +1020,101 @@ mod tests {
         assert_eq!(report.players.len(), 3, "Ann, Bob and Eve");
         assert!(report.players[0].z_scores.is_some());
         assert!(report.players[1].assessment.is_some());
+    }
+
+    #[test]
+    fn a_file_analysed_a_segment_at_a_time_gives_the_whole_report_byte_for_byte() {
+        // The page's way with thousands of games (analyzer-worker.js): an analysis of
+        // each segment of games alone, the finished segments' game texts added to a
+        // stream's players, the segment in progress added to a snapshot of them.
+        let model = AssessmentModel::builtin().expect("the assessment model ships");
+        let engine = EngineInfo {
+            name: "Stockfish".into(),
+            build: model.engine.build.clone(),
+        };
+        let pgn = format!(
+            "{TWENTY_PLIES}\n\n[White \"Carl\"]\n[Black \"Dan\"]\n\n1. e4 Kd8 *\n\n\
+             [White \"bob\"]\n[Black \"Eve\"]\n[BlackElo \"2100\"]\n\n1. d4 d5 2. c4 e6 \
+             3. Nc3 Nf6 4. Bg5 Be7 5. e3 O-O 6. Nf3 h6 7. Bh4 b6 8. cxd5 Nxd5 9. Bxe7 Qxe7 \
+             10. Nxd5 exd5 *\n\n{TWENTY_PLIES}\n"
+        );
+        let settings = model.settings.clone();
+        let mut whole = Analysis::from_pgn(&pgn, settings.clone());
+        for j in whole.jobs() {
+            whole.add_result(two_line_result(&j));
+        }
+        whole.set_rating("ann", 1800.0);
+        let expected = whole.report(engine.clone());
+        let n = expected.games.len();
+        assert_eq!(n, 4);
+        // The plan of the whole input, counted game by game.
+        let (jobs, total) = pgn::games(&pgn).flatten().fold((0, 0), |(j, t), g| {
+            let (gj, gt) = game_plan(&g, &settings, &NoBook);
+            (j + gj, t + gt)
+        });
+        assert_eq!((jobs, total), (whole.jobs().len(), whole.total_positions()));
+
+        for size in [1, 2, 3] {
+            let mut players =
+                Stream::new(settings.clone(), engine.clone(), ModelOverrides::default());
+            players.set_rating("Ann", 1800.0);
+            let mut texts: Vec<String> = Vec::new();
+            for start in (0..n).step_by(size) {
+                let games: Vec<_> = pgn::games(&pgn).skip(start).take(size).collect();
+                let mut segment = Analysis::new(games, settings.clone(), &NoBook);
+                segment.set_rating("Ann", 1800.0);
+                let segment_jobs = segment.jobs();
+                // Its views make its games alone, assessed, no players (the worker's).
+                let mut cache = ReportCache::games_only();
+                // Half of the segment's results: a view of the run in progress.
+                for j in segment_jobs.iter().step_by(2) {
+                    segment.add_result(two_line_result(j));
+                }
+                let parts = segment.report_parts(engine.clone(), &mut cache);
+                let head: serde_json::Value =
+                    serde_json::from_str(&format!("{}{}", parts.head, parts.tail)).unwrap();
+                assert_eq!(head["players"], serde_json::json!([]), "no players");
+                let mut given = vec![String::new(); parts.count];
+                for (at, text) in parts.changed {
+                    given[at] = text;
+                }
+                let mut partial = cache.games().to_vec();
+                assert_eq!(partial, segment.report(engine.clone()).games);
+                let reached = start + partial.len();
+                let mut prefix = whole.clone();
+                prefix.games.truncate(reached);
+                prefix.results.retain(|&g, _| g < start);
+                for j in segment_jobs.iter().step_by(2) {
+                    prefix.add_result(two_line_result(j));
+                }
+                let mut at_prefix = prefix.report(engine.clone());
+                at_prefix.games.clear();
+                assert_eq!(
+                    players.snapshot(partial.iter_mut()),
+                    at_prefix,
+                    "segments of {size}, from game {}: the players so far",
+                    start + 1
+                );
+                for j in segment_jobs.iter().skip(1).step_by(2) {
+                    segment.add_result(two_line_result(j));
+                    cache.touch(j.id.game);
+                }
+                // The games with new results again, the others as given before.
+                for (at, text) in segment.report_parts(engine.clone(), &mut cache).changed {
+                    given[at] = text;
+                }
+                texts.extend(given);
+                for g in cache.games() {
+                    players.push_report(g.clone());
+                }
+            }
+            let (head, tail) = players.snapshot([]).json_around_games(n);
+            assert_eq!(
+                format!("{head}{}{tail}", texts.join(crate::report::GAME_SEPARATOR)),
+                expected.to_json(),
+                "segments of {size}"
+            );
+        }
     }
 
     #[test]

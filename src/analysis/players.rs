@@ -23,6 +23,7 @@ use crate::{
 };
 
 /// One player's running aggregate.
+#[derive(Clone)]
 struct Acc {
     name: String,
     games: usize,
@@ -44,7 +45,7 @@ struct Acc {
 
 /// Every player seen so far, in order of first appearance, matched by name
 /// (case-insensitive).
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(super) struct Players {
     order: Vec<String>,
     by_key: HashMap<String, Acc>,

@@ -168,6 +168,27 @@ impl Stream {
         report
     }
 
+    /// The report of the batch so far without its games, as [`Stream::finish`] would
+    /// give it now, with `more` game reports added after those handed out (in input
+    /// order; they are assessed with this stream's ratings, not kept): a view of a run
+    /// whose last games are still being analysed.
+    pub fn snapshot<'a>(&self, more: impl IntoIterator<Item = &'a mut GameReport>) -> Report {
+        let models = self.models.resolve(&self.settings, &self.engine);
+        let mut players = self.players.clone();
+        for report in more {
+            let signals = super::assess_sides(report, &models, &self.ratings);
+            players.add(report, &models, signals);
+        }
+        let mut report = models.report(self.settings.clone(), self.engine.clone());
+        report.players = players.finish(&models, &self.ratings);
+        report
+    }
+
+    /// Names the engine of the report (as a run learns it from the engine).
+    pub fn set_engine(&mut self, engine: EngineInfo) {
+        self.engine = engine;
+    }
+
     /// The report's head as it will be: settings, engine and models, with no games or
     /// players.
     pub fn head(&self) -> Report {

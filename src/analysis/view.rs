@@ -33,9 +33,21 @@ pub struct ReportCache {
     /// Positions of rebuilt games whose texts are still to be given
     /// ([`ReportCache::more`]), in report order.
     pending: VecDeque<usize>,
+    /// Games only ([`ReportCache::games_only`]): no player is summarised.
+    games_only: bool,
 }
 
 impl ReportCache {
+    /// A cache whose report parts have every game, assessed, and no players: for a
+    /// segment of a file whose players are summarised elsewhere (the page's `Summary`,
+    /// from [`ReportCache::games`]), which spares summarising them at every view.
+    pub fn games_only() -> ReportCache {
+        ReportCache {
+            games_only: true,
+            ..ReportCache::default()
+        }
+    }
+
     /// Game `index` has new results ([`Analysis::add_result`]): it is rebuilt next time.
     pub fn touch(&mut self, index: usize) {
         self.touched.insert(index);
@@ -58,6 +70,12 @@ impl ReportCache {
             .drain(..n)
             .map(|at| (at, Report::game_json(&self.games[at])))
             .collect()
+    }
+
+    /// Every game's report as the last [`Analysis::report_parts`] made it, in input
+    /// order (none before the first call).
+    pub fn games(&self) -> &[GameReport] {
+        &self.games
     }
 
     /// Rebuilt games whose texts [`ReportCache::more`] has yet to give.
@@ -162,7 +180,13 @@ impl Analysis {
                     at
                 })
                 .collect();
-            cache.update_players(&changed, &models, &self.ratings);
+            if cache.games_only {
+                for &at in &changed {
+                    assess_sides(&mut cache.games[at], &models, &self.ratings);
+                }
+            } else {
+                cache.update_players(&changed, &models, &self.ratings);
+            }
             let mut give: BTreeSet<usize> = cache.pending.drain(..).collect();
             give.extend(changed);
             give.into_iter().collect()
@@ -170,7 +194,14 @@ impl Analysis {
             cache.games = self.games.iter().map(build).collect();
             cache.touched.clear();
             cache.models = models.identity();
-            cache.players = summarise(&mut cache.games, &models, &self.ratings);
+            if cache.games_only {
+                for g in &mut cache.games {
+                    assess_sides(g, &models, &self.ratings);
+                }
+                cache.players = Vec::new();
+            } else {
+                cache.players = summarise(&mut cache.games, &models, &self.ratings);
+            }
             cache.player_at = cache
                 .players
                 .iter()

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { cliReport, launch, manyGames, openPage, root, shots, startServer, SKIP } from './harness.mjs';
+import { cliReport, launch, manyGames, nextAnalyzerWorker, openPage, root, shots, startServer, SKIP } from './harness.mjs';
 
 let browser;
 let site;
@@ -344,6 +344,106 @@ test('130 players: the summary and the panels come a page at a time, in the summ
     await context.close();
   }
   fs.rmSync(saved);
+});
+
+/**
+ * `n` (at most 182) different short games of a few players: the Italian four knights'
+ * first four plies, then one of 13 white and one of 14 black moves. Each game is a job
+ * of its own, so none is answered from another's cached result.
+ */
+function variedGames(n) {
+  const white = ['Bb5', 'Bc4', 'd4', 'Nc3', 'c3', 'Be2', 'd3', 'b3', 'a3', 'h3', 'g3', 'a4', 'h4'];
+  const black = ['a6', 'h6', 'd6', 'g6', 'b6', 'a5', 'h5', 'Rb8', 'Qe7', 'Be7', 'Bc5', 'Nf6', 'Nge7', 'f6'];
+  const games = [];
+  for (let g = 0; g < n; g++) {
+    const [w, b] = [`Player${g % 7}`, `Player${(g + 3) % 11}`];
+    games.push(
+      `[Event "Open"]\n[White "${w}"]\n[Black "${b}"]\n[Result "*"]\n\n1. e4 e5 2. Nf3 Nc6 3. ${white[g % 13]} ${black[Math.floor(g / 13) % 14]} *\n`,
+    );
+  }
+  return games.join('\n');
+}
+
+test('a file analysed a segment at a time: the report is the CLI\'s byte for byte, and a cancelled run keeps a whole report of the games reached', { skip: SKIP }, async () => {
+  // 180 games, no book (every ply searched, at depth 1), 60 games a segment: three
+  // analyzers one after the other in the analyzer's worker, the players over all of them.
+  const N = 180;
+  const pgn = variedGames(N);
+  const file = path.join(root, 'target', `segments-${process.pid}.pgn`);
+  fs.writeFileSync(file, pgn);
+  const { context, page, errors } = await openPage(browser, `${site.origin}/?depth=1&lines=1&workers=2&book=none&segment=60&nosw=1`);
+  const report = await pickFile(page, pgn);
+  assert.equal(report.games.length, N);
+  assert.ok(report.games.every((g) => g.plies.every((p) => p.searched)), 'every ply searched');
+  assert.equal(await page.evaluate(() => window.fairsight.state.lastRun.analyzer.segments), 3);
+  const json = await page.evaluate(() => window.fairsight.state.reportJson);
+  assert.equal(`${json}\n`, cliReport(file, ['--depth', '1', '--multipv', '1', '--book', 'none']));
+  assert.equal(await page.textContent('#games-count'), `${N} games`);
+
+  // Again at depth 5 (nothing cached), cancelled while the second segment is analysed
+  // (by the pool in the worker, at once: the Cancel button's way there is app.test.mjs's):
+  // the report kept is whole JSON, the games of the segments reached, in order.
+  await page.goto(`${site.origin}/?depth=5&lines=1&workers=2&book=none&segment=60&nosw=1`);
+  await page.waitForFunction(() => window.fairsight?.state);
+  const runs = await page.evaluate(() => window.fairsight.state.runs);
+  const analyzer = nextAnalyzerWorker(page);
+  await page.setInputFiles('#file', { name: 'season.pgn', mimeType: 'application/x-chess-pgn', buffer: Buffer.from(pgn) });
+  await (await analyzer).evaluate(
+    () =>
+      new Promise((resolve) => {
+        const poll = setInterval(() => {
+          if (self.fairsightSegment === 60 && self.fairsightPool?.slots.some((s) => s.job !== null)) {
+            clearInterval(poll);
+            self.fairsightPool.cancel();
+            resolve();
+          }
+        }, 5);
+      }),
+  );
+  await page.waitForFunction((n) => window.fairsight.state.runs > n, runs, { timeout: 60000 });
+  assert.equal(await page.evaluate(() => document.body.dataset.state), 'cancelled');
+  const cut = JSON.parse(await page.evaluate(() => window.fairsight.state.reportJson));
+  assert.equal(cut.settings.limit.depth, 5);
+  assert.equal(cut.games.length, 120, 'the games of the two segments reached');
+  assert.ok(cut.games.slice(60).some((g) => g.plies.some((p) => !p.searched)), 'the second segment cut short');
+  assert.deepEqual(cut.games.map((g) => g.index), cut.games.map((_, i) => i));
+  assert.ok(cut.games.slice(0, 60).every((g) => g.plies.every((p) => p.searched)), 'the first segment whole');
+  assert.ok(cut.players.length > 0);
+  assert.deepEqual(errors, []);
+  await context.close();
+  fs.rmSync(file);
+});
+
+test('a full disk in the middle of a file analysed in segments: the games stored before and those after are all in the report', { skip: SKIP }, async () => {
+  // The analyzer worker's writes are refused from the second segment on: the first
+  // segment's games are in IndexedDB, the others go to the tab's memory, and the report
+  // is still the CLI's, byte for byte.
+  const N = 180;
+  const pgn = variedGames(N);
+  const file = path.join(root, 'target', `segments-full-${process.pid}.pgn`);
+  fs.writeFileSync(file, pgn);
+  const { context, page, errors } = await openPage(browser, `${site.origin}/?depth=1&lines=1&workers=2&book=none&segment=60&nosw=1`);
+  page.on('worker', (w) => {
+    if (!w.url().includes('analyzer-worker')) return;
+    w.evaluate(() => {
+      const put = IDBObjectStore.prototype.put;
+      self.__refused = 0;
+      IDBObjectStore.prototype.put = function (...args) {
+        if (!(self.fairsightSegment >= 60)) return put.apply(this, args);
+        self.__refused++;
+        throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+      };
+    }).catch(() => {});
+  });
+  const report = await pickFile(page, pgn);
+  assert.equal(report.games.length, N);
+  assert.equal(await page.evaluate(() => window.fairsight.state.store.memory?.has(window.fairsight.state.run)), true, 'kept in memory');
+  assert.equal(await page.evaluate(() => window.fairsight.state.lastRun.analyzer.segments), 3);
+  const json = await page.evaluate(() => window.fairsight.state.reportJson);
+  assert.equal(`${json}\n`, cliReport(file, ['--depth', '1', '--multipv', '1', '--book', 'none']));
+  assert.deepEqual(errors, []);
+  await context.close();
+  fs.rmSync(file);
 });
 
 test("the analyzer's views are made one after the other: the head stored is the later view's", { skip: SKIP }, async () => {
