@@ -958,11 +958,11 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_stream_gives_the_games_and_players_of_the_whole_report() {
-        // At the shipped models' settings and engine, so the classifier, the calibration
-        // (with a rating entered) and the assessment all apply; three games, one failed,
-        // one player in two games under two spellings, results arriving out of order.
+    /// Three games (one failed, one player in two games under two spellings), then
+    /// `more`, at the shipped models' settings and engine, so the classifier, the
+    /// calibration (with a rating entered: Ann, 1800) and the assessment all apply: the
+    /// settings, the engine, the PGN, and the whole analysis with every result.
+    fn whole_batch(more: &str) -> (Settings, EngineInfo, String, Analysis) {
         let model = AssessmentModel::builtin().expect("the assessment model ships");
         let engine = EngineInfo {
             name: "Stockfish".into(),
@@ -972,7 +972,7 @@ mod tests {
             "{TWENTY_PLIES}\n\n[White \"Carl\"]\n[Black \"Dan\"]\n\n1. e4 Kd8 *\n\n\
              [White \"bob\"]\n[Black \"Eve\"]\n[BlackElo \"2100\"]\n\n1. d4 d5 2. c4 e6 \
              3. Nc3 Nf6 4. Bg5 Be7 5. e3 O-O 6. Nf3 h6 7. Bh4 b6 8. cxd5 Nxd5 9. Bxe7 Qxe7 \
-             10. Nxd5 exd5 *\n"
+             10. Nxd5 exd5 *\n{more}"
         );
         let settings = model.settings.clone();
         let mut whole = Analysis::from_pgn(&pgn, settings.clone());
@@ -980,6 +980,13 @@ mod tests {
             whole.add_result(two_line_result(&j));
         }
         whole.set_rating("ann", 1800.0);
+        (settings, engine, pgn, whole)
+    }
+
+    #[test]
+    fn a_stream_gives_the_games_and_players_of_the_whole_report() {
+        // Results arriving out of order.
+        let (settings, engine, pgn, whole) = whole_batch("");
         let expected = whole.report(engine.clone());
         assert!(expected.classifier.is_some() && expected.assessment.is_some());
 
@@ -1027,23 +1034,7 @@ mod tests {
         // The page's way with thousands of games (analyzer-worker.js): an analysis of
         // each segment of games alone, the finished segments' game texts added to a
         // stream's players, the segment in progress added to a snapshot of them.
-        let model = AssessmentModel::builtin().expect("the assessment model ships");
-        let engine = EngineInfo {
-            name: "Stockfish".into(),
-            build: model.engine.build.clone(),
-        };
-        let pgn = format!(
-            "{TWENTY_PLIES}\n\n[White \"Carl\"]\n[Black \"Dan\"]\n\n1. e4 Kd8 *\n\n\
-             [White \"bob\"]\n[Black \"Eve\"]\n[BlackElo \"2100\"]\n\n1. d4 d5 2. c4 e6 \
-             3. Nc3 Nf6 4. Bg5 Be7 5. e3 O-O 6. Nf3 h6 7. Bh4 b6 8. cxd5 Nxd5 9. Bxe7 Qxe7 \
-             10. Nxd5 exd5 *\n\n{TWENTY_PLIES}\n"
-        );
-        let settings = model.settings.clone();
-        let mut whole = Analysis::from_pgn(&pgn, settings.clone());
-        for j in whole.jobs() {
-            whole.add_result(two_line_result(&j));
-        }
-        whole.set_rating("ann", 1800.0);
+        let (settings, engine, pgn, whole) = whole_batch(&format!("\n{TWENTY_PLIES}\n"));
         let expected = whole.report(engine.clone());
         let n = expected.games.len();
         assert_eq!(n, 4);

@@ -126,6 +126,21 @@ pub struct Signals {
 pub const REGAN_SIGNALS: [&str; 3] = ["zMm", "zEv", "zAsd"];
 
 impl Signals {
+    /// No signal, for one game side of no analysed move (a start to fill in).
+    pub fn none() -> Signals {
+        Signals {
+            values: [None; SIGNALS.len()],
+            moves: 0,
+            rating: None,
+            clocks: false,
+            games: 1,
+            late_moves: 0,
+            early: (None, 0),
+            top_moves: 0,
+            regan: ([None; 3], 0),
+        }
+    }
+
     /// A signal's value by name.
     pub fn get(&self, name: &str) -> Option<f64> {
         SIGNALS
@@ -592,15 +607,9 @@ impl Signals {
             return None;
         }
         let mut out = Signals {
-            values: [None; SIGNALS.len()],
             moves,
-            rating: None,
-            clocks: false,
             games: p.games,
-            late_moves: 0,
-            early: (None, 0),
-            top_moves: 0,
-            regan: ([None; 3], 0),
+            ..Signals::none()
         };
         if let Some(c) = p.classifier {
             out.set("classifier", c.mean_probability);
@@ -1329,15 +1338,9 @@ mod tests {
 
     fn signals(values: &[(&str, f64)], rating: Option<f64>) -> Signals {
         let mut s = Signals {
-            values: [None; SIGNALS.len()],
             moves: 30,
             rating,
-            clocks: false,
-            games: 1,
-            late_moves: 0,
-            early: (None, 0),
-            top_moves: 0,
-            regan: ([None; 3], 0),
+            ..Signals::none()
         };
         for (k, v) in values {
             s.set(k, Some(*v));

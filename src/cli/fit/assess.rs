@@ -2590,12 +2590,7 @@ mod tests {
                         values,
                         moves,
                         rating: elo,
-                        clocks: false,
-                        games: 1,
-                        late_moves: 0,
-                        early: (None, 0),
-                        top_moves: 0,
-                        regan: ([None; 3], 0),
+                        ..Signals::none()
                     },
                     elo,
                 }

@@ -203,6 +203,17 @@ fn combined_scores(rows: &[&Row], n_folds: usize, seed: u64) -> Result<Vec<f64>>
     Ok(out)
 }
 
+/// A table's header: these columns, then one a compared signal.
+fn header(out: &mut String, first: &[&str]) {
+    out.push('|');
+    for c in first.iter().chain(&COMPARED) {
+        let _ = write!(out, " {c} |");
+    }
+    out.push('\n');
+    out.push_str(&"|---".repeat(first.len() + COMPARED.len()));
+    out.push_str("|\n");
+}
+
 pub fn depth(a: DepthArgs) -> Result<()> {
     let mut settings = a
         .corpus
@@ -253,16 +264,18 @@ pub fn depth(a: DepthArgs) -> Result<()> {
         COMBINED.join(", "),
         a.folds
     );
-    let _ = write!(
-        out,
-        "| setting | positions | sides (engine / human) | combined | top engines vs humans | weaker engines vs humans | weaker, matched |"
+    header(
+        &mut out,
+        &[
+            "setting",
+            "positions",
+            "sides (engine / human)",
+            "combined",
+            "top engines vs humans",
+            "weaker engines vs humans",
+            "weaker, matched",
+        ],
     );
-    for s in COMPARED {
-        let _ = write!(out, " {s} |");
-    }
-    out.push('\n');
-    out.push_str(&"|---".repeat(7 + COMPARED.len()));
-    out.push_str("|\n");
     let mut matched = String::new();
     for s in &settings {
         let rows: Vec<&Row> = s
@@ -326,14 +339,9 @@ pub fn depth(a: DepthArgs) -> Result<()> {
     }
     let _ = write!(
         out,
-        "\nweaker engines against human sides rated within {MATCHED} points of the engine's tag (AUC over the matched pairs):\n\n| setting |"
+        "\nweaker engines against human sides rated within {MATCHED} points of the engine's tag (AUC over the matched pairs):\n\n"
     );
-    for s in COMPARED {
-        let _ = write!(out, " {s} |");
-    }
-    out.push('\n');
-    out.push_str(&"|---".repeat(1 + COMPARED.len()));
-    out.push_str("|\n");
+    header(&mut out, &["setting"]);
     out.push_str(&matched);
     print!("{out}");
     Ok(())
@@ -343,10 +351,7 @@ pub fn depth(a: DepthArgs) -> Result<()> {
 mod tests {
     use super::*;
     use crate::cli::corpus::Split;
-    use fairsight::{
-        Side,
-        fit::{SIGNALS, Signals},
-    };
+    use fairsight::{Side, fit::Signals};
 
     fn row(kind: Kind, elo: f64) -> Row {
         Row {
@@ -355,17 +360,7 @@ mod tests {
             kind,
             side: Side::White,
             split: Split::Test,
-            signals: Signals {
-                values: [None; SIGNALS.len()],
-                moves: 0,
-                rating: None,
-                clocks: false,
-                games: 1,
-                late_moves: 0,
-                early: (None, 0),
-                top_moves: 0,
-                regan: ([None; 3], 0),
-            },
+            signals: Signals::none(),
             elo: Some(elo),
             own_tag: None,
         }
