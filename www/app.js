@@ -62,6 +62,7 @@ const state = {
   filter: '', // the games table's player filter
   runs: 0, // analyses finished (done or cancelled)
   lastRun: null, // timings of the last analysis (for the benchmark)
+  inputGames: null, // {run, count}: the games of the file a run analyses
 };
 
 // ---------------------------------------------------------------- messages, progress
@@ -365,9 +366,14 @@ function renderList() {
     },
     filter: state.filter,
   });
+  // A file analysed a segment at a time lists the games of the segments reached so far
+  // (all of them at the end, those reached when cancelled): the count says so.
+  const input = state.inputGames?.run === state.run ? state.inputGames.count : total;
   $('games-count').textContent = state.filter.trim()
     ? `${shown} of ${total} game${total === 1 ? '' : 's'}`
-    : `${total} game${total === 1 ? '' : 's'}`;
+    : total < input
+      ? `${total} of the file's ${input} games`
+      : `${total} game${total === 1 ? '' : 's'}`;
 }
 
 function setFilter(text) {
@@ -526,6 +532,7 @@ async function analyse(text) {
     return;
   }
   const { games, total } = plan;
+  state.inputGames = { run, count: games.length };
   if (!games.some((g) => !g.error && g.plies > 0)) {
     analyzer.terminate();
     nothingToAnalyse(text, games);

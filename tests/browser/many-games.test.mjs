@@ -409,6 +409,8 @@ test('a file analysed a segment at a time: the report is the CLI\'s byte for byt
   assert.deepEqual(cut.games.map((g) => g.index), cut.games.map((_, i) => i));
   assert.ok(cut.games.slice(0, 60).every((g) => g.plies.every((p) => p.searched)), 'the first segment whole');
   assert.ok(cut.players.length > 0);
+  assert.equal(await page.textContent('#games-count'), `120 of the file's ${N} games`);
+  await page.locator('#games').screenshot({ path: path.join(shots, 'many-games-segments-cancelled.png') });
   assert.deepEqual(errors, []);
   await context.close();
   fs.rmSync(file);
