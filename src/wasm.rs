@@ -221,14 +221,76 @@ pub fn normalise_report(json: &str) -> Result<String, JsError> {
 pub fn rerate_report(json: &str, ratings: Vec<String>) -> Result<String, JsError> {
     let report = Report::from_json(json)
         .map_err(|e| JsError::new(&format!("not a fairsight report: {e}")))?;
-    let parsed = ratings
+    Ok(crate::analysis::rerate(report, &ratings_from(&ratings)?).to_json())
+}
+
+/// The ratings (`NAME=ELO` lines) of [`rerate_report`], read; an error quotes a bad line.
+fn ratings_from(lines: &[String]) -> Result<Vec<(&str, f64)>, JsError> {
+    lines
         .iter()
         .map(|line| {
             crate::analysis::parse_rating(line)
                 .ok_or_else(|| JsError::new(&format!("Rating \"{line}\": expected NAME=ELO.")))
         })
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(crate::analysis::rerate(report, &parsed).to_json())
+        .collect()
+}
+
+/// A stored report's ratings applied a batch of games at a time (the page's analyzer
+/// worker, reading the games from IndexedDB and writing them back): the same report as
+/// [`rerate_report`], byte for byte, without the whole of it in memory at once.
+#[wasm_bindgen]
+pub struct Rerating {
+    head: Report,
+    stream: Stream,
+}
+
+#[wasm_bindgen]
+impl Rerating {
+    /// For the report whose parts (without its games) are `head` and `tail`, with these
+    /// rating lines (none: the Elo tags apply).
+    #[wasm_bindgen(constructor)]
+    pub fn new(head: &str, tail: &str, ratings: Vec<String>) -> Result<Rerating, JsError> {
+        let head = Report::from_json(&format!("{head}{tail}"))
+            .map_err(|e| JsError::new(&format!("not a fairsight report: {e}")))?;
+        let mut stream = Stream::new(
+            head.settings.clone(),
+            head.engine.clone(),
+            crate::analysis::ModelOverrides::default(),
+        );
+        for (name, elo) in ratings_from(&ratings)? {
+            stream.set_rating(name, elo);
+        }
+        Ok(Rerating { head, stream })
+    }
+
+    /// The next game's text (in the report's order), its sides assessed again with the
+    /// ratings; its players take it.
+    pub fn game(&mut self, text: &str) -> Result<String, JsError> {
+        Ok(Report::game_json(
+            &self.stream.push_report(game_from(text)?),
+        ))
+    }
+
+    /// `{head, tail}` of the report with its `count` games given to [`Rerating::game`]:
+    /// the report's own, with the players made again.
+    pub fn parts(&self, count: usize) -> Result<JsValue, JsError> {
+        let mut report = self.head.clone();
+        report.players = self.stream.snapshot([]).players;
+        let (head, tail) = report.json_around_games(count);
+        to_js(&Parts { head, tail })
+    }
+}
+
+/// A game's report from its JSON text (as stored).
+fn game_from(text: &str) -> Result<crate::report::GameReport, JsError> {
+    serde_json::from_str(text).map_err(|e| JsError::new(&format!("bad game report: {e}")))
+}
+
+/// A report's text without its games, [`Report::json_around_games`].
+#[derive(Serialize)]
+struct Parts {
+    head: String,
+    tail: String,
 }
 
 /// The shipped move classifier's probability for every ply of a saved report (JSON), as
@@ -697,11 +759,6 @@ impl Summary {
     /// added and of `segment`, the one being analysed, as its last
     /// [`Analyzer::report_parts`] made its games (not kept).
     pub fn parts(&self, count: usize, segment: &Analyzer) -> Result<JsValue, JsError> {
-        #[derive(Serialize)]
-        struct Parts {
-            head: String,
-            tail: String,
-        }
         let mut more = segment.view.games().to_vec();
         let (head, tail) = self
             .stream

@@ -4,8 +4,8 @@
 #![cfg(target_arch = "wasm32")]
 
 use fairsight::wasm::{
-    Analyzer, EngineSession, IMPORT_PROGRESS_EVERY, JobCache, Summary, annotate_report,
-    move_number, nag_table, normalise_report, plan_input, pv_text, win_percent,
+    Analyzer, EngineSession, IMPORT_PROGRESS_EVERY, JobCache, Rerating, Summary, annotate_report,
+    move_number, nag_table, normalise_report, plan_input, pv_text, rerate_report, win_percent,
 };
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
@@ -341,6 +341,46 @@ fn a_file_analysed_a_segment_at_a_time_joins_to_the_whole_report() {
         }
         summary.add_segment(&segment);
     }
+}
+
+#[wasm_bindgen_test]
+fn ratings_applied_a_game_at_a_time_give_the_report_rerate_gives() {
+    // The analyzer worker's way with a stored report: its head and tail, then its games
+    // one by one, never the whole report at once.
+    let pgn =
+        format!("{PGN}\n\n[White \"Ann\"]\n[Black \"Carol\"]\n[BlackElo \"1700\"]\n\n1. d4 d5 *\n");
+    let mut a = ok(Analyzer::new(&pgn, settings(), None));
+    let result = recorded_result(&a);
+    ok(a.add_result_json(&result));
+    a.set_engine("Recorded 1", "test");
+    let (head, tail, count, changed) = parts(&mut a, true);
+    assert_eq!(count, 3);
+    for lines in [
+        vec!["Ann=1500".to_owned(), "carol = 2100".to_owned()],
+        Vec::new(),
+    ] {
+        let mut r = ok(Rerating::new(&head, &tail, lines.clone()));
+        let texts: Vec<String> = changed.iter().map(|(_, t)| ok(r.game(t))).collect();
+        let v: serde_json::Value =
+            serde_wasm_bindgen::from_value(ok(r.parts(count))).expect("parts");
+        let joined = format!(
+            "{}{}{}",
+            v["head"].as_str().expect("head"),
+            texts.join(",\n    "),
+            v["tail"].as_str().expect("tail")
+        );
+        assert_eq!(joined, ok(rerate_report(&a.report_json(), lines)));
+    }
+    let rated = json(&ok(rerate_report(
+        &a.report_json(),
+        vec!["Ann=1500".into()],
+    )));
+    assert_eq!(
+        rated["players"][0]["rating"], 1500.0,
+        "the rating is in the report"
+    );
+    // A bad line is an error that quotes it.
+    assert!(Rerating::new(&head, &tail, vec!["Ann 1500".into()]).is_err());
 }
 
 /// Job 0 of `a` analysed through a recorded transcript: its result JSON.

@@ -29,7 +29,7 @@
 // the wasm test `a_file_analysed_a_segment_at_a_time_joins_to_the_whole_report`, and the
 // browser test of many games). During the run the report holds the games of the
 // segments reached so far.
-import init, { Analyzer, JobCache, Summary, WorkerPool, planInput } from './pkg/fairsight.js';
+import init, { Analyzer, JobCache, Rerating, Summary, WorkerPool, planInput } from './pkg/fairsight.js';
 import { EnginePool } from './pool.js';
 import { ReportStore, headOf, lightGame, splitReport, textHash } from './report-store.js';
 
@@ -396,6 +396,39 @@ const ops = {
       }
       await nextSegment();
       postMessage({ type: 'done', done: donePositions() });
+    }
+  },
+  /**
+   * Applies the rating lines to the report stored as run `from` and stores the result
+   * as run `to`, BATCH games at a time (the core's `Rerating`: the report `rerateReport`
+   * gives, never the whole of it in memory); returns its view, `{head, rows}`.
+   */
+  async rerate({ from, to, ratings }) {
+    await ready;
+    store ??= await ReportStore.open();
+    const stored = await store.parts(from);
+    if (!stored) throw new Error('The report is no longer stored.');
+    const r = new Rerating(stored.head, stored.tail, ratings);
+    try {
+      const rerated = [];
+      for (let i = 0; i < stored.count; i += BATCH) {
+        const games = await store.games(from, i, Math.min(stored.count, i + BATCH));
+        const batch = games.map((g, k) => {
+          const text = r.game(g.text);
+          rerated[i + k] = lightGame(JSON.parse(text), textHash(text));
+          return [i + k, { text, sep: g.sep }];
+        });
+        await store.putGames(to, batch);
+      }
+      const { head, tail } = r.parts(stored.count);
+      const at = { head, tail, count: stored.count };
+      await store.put(to, at, []);
+      return { head: headOf(at), rows: rerated };
+    } catch (err) {
+      await store.remove(to).catch(() => {});
+      throw err;
+    } finally {
+      r.free();
     }
   },
   /** Names the engine of the report (as a run does once its engine tells its name). */

@@ -94,6 +94,14 @@ export class AnalyzerWorker {
     });
   }
 
+  /**
+   * Applies the rating lines to the report stored as run `from`, stored as run `to`;
+   * resolves to its view, `{head, rows}`.
+   */
+  rerate(from, to, ratings) {
+    return this.call('rerate', { from, to, ratings });
+  }
+
   /** Names the report's engine (`analyse` does it once the engine tells its name). */
   setEngine(name, build) {
     return this.call('setEngine', { name, build });

@@ -413,7 +413,8 @@ const ratingLines = () => $('ratings').value.split('\n').map((l) => l.trim()).fi
 /**
  * Applies the ratings typed in the page to the report shown (an opened one too): the
  * core recomputes the players, their screening and assessments (`rerateReport`, as the
- * CLI's --rating). A bad line is an error; the report stays as it was.
+ * CLI's --rating; in the analyzer's worker, a batch of games at a time, when the report
+ * is in IndexedDB). A bad line is an error; the report stays as it was.
  */
 let ratingsApplied = Promise.resolve(true);
 function applyRatings(options) {
@@ -431,9 +432,28 @@ async function applyRatingsNow({ quiet = false } = {}) {
   // The report is read back from the store: an analysis started meanwhile wins.
   const superseded = () => state.status === 'running' || state.run !== run;
   try {
-    const json = rerateReport(await state.reportJson, lines);
-    if (superseded()) return false;
-    await setReport(json);
+    if (await state.store.parts(run)) {
+      // Stored in IndexedDB: the analyzer's worker reads its games back a batch at a
+      // time, off this thread, and stores the result as a new run.
+      const worker = new AnalyzerWorker();
+      const next = ReportStore.newRun();
+      let view;
+      try {
+        view = await worker.rerate(run, next, lines);
+      } finally {
+        worker.terminate();
+      }
+      if (superseded()) {
+        await state.store.remove(next).catch(() => {});
+        return false;
+      }
+      showView(view, next);
+    } else {
+      // Kept in the tab (no IndexedDB, or a full disk): here, as one text.
+      const json = rerateReport(await state.reportJson, lines);
+      if (superseded()) return false;
+      await setReport(json);
+    }
   } catch (err) {
     if (!superseded()) message(err.message || String(err));
     return false;

@@ -301,6 +301,25 @@ export class ReportStore {
     await done(tx);
   }
 
+  /**
+   * A run stored in IndexedDB (not kept in memory): its head, tail and count, or
+   * undefined.
+   */
+  async parts(run) {
+    if (!this.db || this.memory?.has(run)) return undefined;
+    const tx = this.db.transaction(HEADS, 'readonly');
+    const h = await request(tx.objectStore(HEADS).get(run));
+    return h && { head: h.head, tail: h.tail, count: h.count };
+  }
+
+  /** Games `from` to `to - 1` of a run stored in IndexedDB, `[{text, sep}]`. */
+  async games(run, from, to) {
+    const tx = this.db.transaction(GAMES, 'readonly');
+    const rows = await request(tx.objectStore(GAMES).getAll(IDBKeyRange.bound([run, from], [run, to - 1])));
+    if (rows.length !== to - from) throw new Error(`The stored report lacks games ${from + 1}–${to}.`);
+    return rows;
+  }
+
   /** A game's JSON text, or undefined. */
   async game(run, i) {
     if (!this.db || this.memory?.has(run)) return this.memory.get(run)?.games[i]?.text;

@@ -1032,10 +1032,17 @@ test('ratings entered in the page apply to an opened report, as the CLI --rating
   assert.equal(`${await page.evaluate(() => window.fairsight.state.reportJson)}\n`, rated);
   assert.match(await page.textContent('#progress-text'), /with the ratings entered in the settings/);
   // Changed after: cleared, the report is the saved one again; a bad line is an error.
+  // The report is in IndexedDB: the analyzer's worker applies them, a batch of games at
+  // a time, off the main thread.
+  let workers = 0;
+  page.on('worker', (w) => {
+    if (w.url().includes('analyzer-worker')) workers++;
+  });
   await page.fill('#ratings', '');
   await page.click('#apply-ratings');
   await page.waitForFunction(() => /Ratings cleared/.test(document.querySelector('#messages').textContent));
   assert.equal(`${await page.evaluate(() => window.fairsight.state.reportJson)}\n`, fs.readFileSync(saved, 'utf8'));
+  assert.equal(workers, 1, "applied in the analyzer's worker");
   await page.fill('#ratings', 'Greedy');
   await page.keyboard.press('Tab'); // leaving the box applies them too
   await page.waitForFunction(() => /Rating "Greedy": expected NAME=ELO/.test(document.querySelector('#messages').textContent));
