@@ -52,6 +52,8 @@ const SEGMENT = Number(new URL(self.location.href).searchParams.get('segment')) 
 // searched, the engine's name as the run has it, the last game of the previous segment
 // (its separator changes once the next segment's games follow it).
 let seg = null;
+// Positions the cache gave, in every segment looked up so far.
+let cachedPositions = 0;
 
 let wasm = null;
 const ready = init().then((w) => {
@@ -119,14 +121,20 @@ function changedParts() {
  * by their number in the file, and (with `head`) the report's head and tail for the
  * games of the segments reached so far (the players of the finished segments and of
  * this one, from the Summary: every player summarised again, so the head is made only
- * for the page's views, not at each segment's end). The previous segment's last game
- * comes again, with the separator it now has.
+ * for the page's views, not at each segment's end). `withTheHead`: the games to write
+ * with the head (the previous segment's last game, with the separator it now has).
  */
 function segmentParts({ head: withHead }) {
   const local = analyzer.reportParts(inMemory && !gaveAll, BATCH);
   const count = seg.start + local.count;
   const { head, tail } = withHead ? seg.summary.parts(count, analyzer) : {};
-  const prev = seg.last;
+  // The previous segment's last game is no longer the report's last: it is given again
+  // with the separator, with the head that counts the games after it (in one write), so
+  // that the stored report is whole JSON at every moment.
+  if (seg.last && seg.last.i + 1 < count) {
+    seg.resep.push(seg.last);
+    seg.last = null;
+  }
   const give = (changed) =>
     changed.map(([at, text]) => {
       const i = seg.start + at;
@@ -142,8 +150,8 @@ function segmentParts({ head: withHead }) {
     return give(m.changed);
   };
   const changed = give(local.changed);
-  if (prev && prev.i + 1 < count) changed.unshift([prev.i, { text: prev.text, sep: SEP }]);
-  return { parts: { head, tail, count }, changed, more };
+  const withTheHead = withHead ? seg.resep.map((g) => [g.i, { text: g.text, sep: SEP }]) : [];
+  return { parts: { head, tail, count }, changed, more, withTheHead };
 }
 
 // The baseline (`?views=whole`): the whole report's JSON made at each view, split, and
@@ -174,6 +182,7 @@ function donePositions() {
 /** Names the engine of the report (and of the segments' players). */
 function setEngine(name, build) {
   analyzer.setEngine(name, build);
+  if (seg) seg.engine = { name, build };
   seg?.summary?.setEngine(name, build);
 }
 
@@ -186,6 +195,8 @@ function openSegment(start) {
     a.free();
     throw err;
   }
+  // The engine the run has named so far (the next look-up may name another).
+  if (seg.engine) a.setEngine(seg.engine.name, seg.engine.build);
   analyzer = a;
   seg.start = start;
   jobs = Array.from({ length: a.jobCount() }, (_, i) => a.jobJson(i));
@@ -201,6 +212,8 @@ async function nextSegment() {
   const ended = viewing.then(() => ops.viewNow({ gamesOnly: true }));
   viewing = ended.catch(() => {});
   await ended;
+  // Cancelled meanwhile: the report ends with this segment.
+  if (cancelAsked) return;
   seg.summary.addSegment(analyzer);
   seg.doneBefore += analyzer.donePositions();
   analyzer.free();
@@ -232,10 +245,12 @@ async function lookUpJobs(build) {
     }
     pending.push(i);
   }
-  const engineName = analyzer.donePositions() > 0 ? cachedName : null;
+  const found = analyzer.donePositions();
+  cachedPositions += found;
+  const engineName = found > 0 ? cachedName : null;
   setEngine(seg?.engineName ?? engineName ?? '', build);
   plan = { build, pending, engineName };
-  return { done: donePositions(), pending: pending.length };
+  return { done: donePositions(), cached: cachedPositions, pending: pending.length };
 }
 
 /**
@@ -257,7 +272,7 @@ async function runPool({ workers, stallMs }) {
     const send = () => {
       timer = null;
       told = performance.now();
-      postMessage({ type: 'done', done: donePositions() });
+      postMessage({ type: 'done', done: donePositions(), cached: cachedPositions });
     };
     const wait = told + DONE_MS - performance.now();
     if (wait <= 0) send();
@@ -347,9 +362,10 @@ const ops = {
     });
     const { games } = planned;
     if (told !== games.length) postMessage({ type: 'progress', games: games.length });
-    // Without IndexedDB the page keeps every game's text anyway: one analyzer then.
-    if (games.length > SEGMENT && store.db) {
-      seg = { pgn, settings, book, ratings, count: games.length, size: SEGMENT, start: 0, doneBefore: 0, forPage: [], storedTo: 0 };
+    // Without IndexedDB the page keeps every game's text anyway: one analyzer then (and
+    // for the whole-report baseline, which knows no segments).
+    if (games.length > SEGMENT && store.db && !WHOLE) {
+      seg = { pgn, settings, book, ratings, count: games.length, size: SEGMENT, start: 0, doneBefore: 0, forPage: [], storedTo: 0, resep: [] };
       openSegment(0);
       const summary = new Summary(planSettings);
       for (const line of ratings) summary.setRatingText(line);
@@ -381,7 +397,7 @@ const ops = {
    * (or failed twice) or `cancel`. Each result is added to the core and stored in the
    * cache as it comes; a full disk (or any storage failure) never stops the analysis: it
    * goes on uncached, and the page is told once. Resolves, once every result is added and
-   * stored, to `{cancelled, failures: [{label, reason}], done, engineMs}`.
+   * stored, to `{cancelled, failures: [{label, reason}], done, cached, engineMs}`.
    */
   async analyse({ workers, stallMs }) {
     let engineMs = 0;
@@ -392,10 +408,10 @@ const ops = {
       failures.push(...out.failures);
       const cancelled = out.cancelled || cancelAsked;
       if (cancelled || !seg || seg.start + seg.size >= seg.count) {
-        return { cancelled, failures, done: donePositions(), engineMs };
+        return { cancelled, failures, done: donePositions(), cached: cachedPositions, engineMs };
       }
       await nextSegment();
-      postMessage({ type: 'done', done: donePositions() });
+      postMessage({ type: 'done', done: donePositions(), cached: cachedPositions });
     }
   },
   /**
@@ -459,7 +475,7 @@ const ops = {
   },
   async viewNow({ gamesOnly = false } = {}) {
     const t0 = performance.now();
-    const { parts, changed: first, more: next } = WHOLE
+    const { parts, changed: first, more: next, withTheHead = [] } = WHOLE
       ? wholeParts()
       : seg
         ? segmentParts({ head: !gamesOnly })
@@ -500,6 +516,8 @@ const ops = {
       }
       if (seg) prior.push(...seg.forPage.splice(0));
       changed.unshift(...prior);
+      changed.push(...withTheHead);
+      if (withTheHead.length) seg.resep = [];
       gaveAll = true;
       work.list.push([Math.round(ms), changed.length]);
       return { head: headOf(at), rows, parts: { ...at, changed, memory: true } };
@@ -515,7 +533,8 @@ const ops = {
         given += batch.length;
       }
       if (gamesOnly) await store.putGames(run, batch);
-      else await store.put(run, at, batch);
+      else await store.put(run, at, [...batch, ...withTheHead]);
+      if (withTheHead.length) seg.resep = [];
     } catch {
       inMemory = true;
       if (seg) seg.storedTo = seg.start;

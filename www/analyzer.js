@@ -32,7 +32,7 @@ export class AnalyzerWorker {
         return;
       }
       if (d.type === 'done') {
-        this.onDone?.(d.done);
+        this.onDone?.(d.done, d.cached);
         return;
       }
       if (d.type === 'message') {
@@ -81,7 +81,9 @@ export class AnalyzerWorker {
 
   /**
    * Analyses the jobs left with `workers` engines (a silent one replaced after `stallMs`).
-   * `onDone(positions)` hears the positions done as they grow, `onMessage(text, kind)`
+   * `onDone(positions, cached)` hears the positions done as they grow (and of them, those
+   * the cache gave: a file analysed in segments looks each segment up as it comes to it),
+   * `onMessage(text, kind)`
    * the pool's and the cache's messages. Resolves to `{cancelled, failures: [{label,
    * reason}], done, engineMs}` once every result is added to the report and cached.
    */

@@ -432,23 +432,33 @@ async function applyRatingsNow({ quiet = false } = {}) {
   // The report is read back from the store: an analysis started meanwhile wins.
   const superseded = () => state.status === 'running' || state.run !== run;
   try {
+    // Stored in IndexedDB: the analyzer's worker reads its games back a batch at a time,
+    // off this thread, and stores the result as a new run.
+    let view = null;
+    const next = ReportStore.newRun();
     if (await state.store.parts(run)) {
-      // Stored in IndexedDB: the analyzer's worker reads its games back a batch at a
-      // time, off this thread, and stores the result as a new run.
       const worker = new AnalyzerWorker();
-      const next = ReportStore.newRun();
-      let view;
       try {
         view = await worker.rerate(run, next, lines);
+      } catch (err) {
+        // A bad line is said; other failures (the browser refused the writes: a full
+        // disk) are done here instead, kept in the tab if they must be.
+        if (/^Rating "/.test(err.message)) {
+          await state.store.remove(next).catch(() => {});
+          throw err;
+        }
+        view = null;
       } finally {
         worker.terminate();
       }
-      if (superseded()) {
-        await state.store.remove(next).catch(() => {});
-        return false;
-      }
-      showView(view, next);
-    } else {
+    }
+    if (view && superseded()) {
+      await state.store.remove(next).catch(() => {});
+      return false;
+    }
+    if (view) showView(view, next);
+    else {
+      await state.store.remove(next).catch(() => {});
       // Kept in the tab (no IndexedDB, or a full disk): here, as one text.
       const json = rerateReport(await state.reportJson, lines);
       if (superseded()) return false;
@@ -570,7 +580,8 @@ async function analyse(text) {
     fail(err);
     return;
   }
-  const cached = done;
+  // Positions the cache gave (a file analysed in segments: so far; the worker tells more).
+  let cached = done;
   showView(await analyzer.view(), run);
 
   const started = performance.now();
@@ -610,8 +621,9 @@ async function analyse(text) {
     outcome = await analyzer.analyse(
       { workers, stallMs: Number(params.get('stall')) || 60000 },
       {
-        onDone: (d) => {
+        onDone: (d, c) => {
           done = d;
+          if (c !== undefined) cached = c;
           // The line is drawn again by the ticker, once a second: not at every result
           // (each drawing is a frame of the whole page on this thread, taken from the
           // engines), except the first one.
@@ -633,6 +645,8 @@ async function analyse(text) {
     return;
   }
   done = outcome.done;
+  cached = outcome.cached ?? cached;
+  stats.positions = total - cached;
   stats.engineMs = outcome.engineMs;
   stopped();
   // Asked after every result was added (the worker answers in order): the whole report,

@@ -1047,6 +1047,28 @@ test('ratings entered in the page apply to an opened report, as the CLI --rating
   await page.keyboard.press('Tab'); // leaving the box applies them too
   await page.waitForFunction(() => /Rating "Greedy": expected NAME=ELO/.test(document.querySelector('#messages').textContent));
   assert.equal(`${await page.evaluate(() => window.fairsight.state.reportJson)}\n`, fs.readFileSync(saved, 'utf8'));
+  // The worker's writes refused (a full disk): the ratings are applied on the main
+  // thread instead, the same report.
+  page.on('worker', (w) => {
+    if (!w.url().includes('analyzer-worker')) return;
+    w.evaluate(() => {
+      const told = new BroadcastChannel('rerate-refused');
+      IDBObjectStore.prototype.put = function () {
+        told.postMessage(1);
+        throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+      };
+    }).catch(() => {});
+  });
+  await page.evaluate(() => {
+    window.__refused = 0;
+    new BroadcastChannel('rerate-refused').onmessage = () => window.__refused++;
+  });
+  await page.fill('#ratings', 'greedy=1500\nTrapper = 2100');
+  await page.click('#apply-ratings');
+  await page.waitForFunction(() => /Ratings applied to the report/.test(document.querySelector('#messages').textContent));
+  assert.equal(`${await page.evaluate(() => window.fairsight.state.reportJson)}\n`, rated);
+  assert.equal(workers, 3, 'each apply tried the worker first');
+  assert.ok(await page.evaluate(() => window.__refused > 0), "the worker's writes were refused");
   assert.deepEqual(errors, []);
   await context.close();
 
