@@ -404,6 +404,8 @@ struct InputPlan {
     games: Vec<GameSummary>,
     jobs: usize,
     total: usize,
+    /// Where each segment's first game starts ([`Analyzer::segment`]).
+    marks: Vec<crate::pgn::Mark>,
 }
 
 /// Calls `on_progress(games)`, if given.
@@ -429,9 +431,11 @@ fn book_from(book: Option<Vec<u8>>) -> Result<Box<dyn book::Book>, JsError> {
 }
 
 /// Reads the whole of `pgn` once and says what analysing it at `settings` (with the
-/// book's bytes, or none) costs, keeping none of its games: `{games, jobs, total}`, the
-/// games' summaries as [`Analyzer::games`] gives them, the number of jobs and the
-/// positions to search, those of one [`Analyzer`] of the whole input. `on_progress`
+/// book's bytes, or none) costs, keeping none of its games: `{games, jobs, total,
+/// marks}`, the games' summaries as [`Analyzer::games`] gives them, the number of jobs
+/// and the positions to search, those of one [`Analyzer`] of the whole input, and where
+/// each segment of `segment` games starts in the text (games 1, `segment` + 1, ...; none
+/// without `segment`), for [`Analyzer::segment`]. `on_progress`
 /// hears the games read: every [`IMPORT_PROGRESS_EVERY`] games and once at the end (the
 /// page's worker forwards it, so a file of thousands of games shows its progress). The page plans a file
 /// of thousands of games with it, then analyses it a segment at a time
@@ -442,6 +446,7 @@ pub fn plan_input(
     settings: JsValue,
     book: Option<Vec<u8>>,
     on_progress: Option<js_sys::Function>,
+    segment: Option<usize>,
 ) -> Result<JsValue, JsError> {
     let settings = settings_from(settings)?;
     let book = book_from(book)?;
@@ -449,8 +454,15 @@ pub fn plan_input(
         games: Vec::new(),
         jobs: 0,
         total: 0,
+        marks: Vec::new(),
     };
-    for game in crate::pgn::games(pgn) {
+    let mut reading = crate::pgn::games(pgn);
+    loop {
+        let mark = reading.mark();
+        let Some(game) = reading.next() else { break };
+        if segment.is_some_and(|n| n > 0 && plan.games.len().is_multiple_of(n)) {
+            plan.marks.push(mark);
+        }
         if let Ok(g) = &game {
             let (jobs, positions) = crate::analysis::game_plan(g, &settings, book.as_ref());
             plan.jobs += jobs;
@@ -492,19 +504,21 @@ impl Analyzer {
         Analyzer::from_pgn(pgn, settings, book, None)
     }
 
-    /// As the constructor, for the games numbered `start` to `start + count - 1` of
-    /// `pgn` only (numbered as in the whole input): one segment of a file analysed a
-    /// segment at a time ([`plan_input`], [`Summary`]). Each game's text is the one an
+    /// As the constructor, for the `count` games of `pgn` from `mark` on (one of
+    /// [`plan_input`]'s `marks`; numbered as in the whole input, the games before not
+    /// read): one segment of a file analysed a segment at a time ([`Summary`]). Each game's text is the one an
     /// analysis of the whole file gives it; its [`Analyzer::report_parts`] have no
     /// players (the [`Summary`] makes them).
     pub fn segment(
         pgn: &str,
         settings: JsValue,
         book: Option<Vec<u8>>,
-        start: usize,
+        mark: JsValue,
         count: usize,
     ) -> Result<Analyzer, JsError> {
-        let mut a = Analyzer::from_pgn(pgn, settings, book, Some((start, count)))?;
+        let mark: crate::pgn::Mark = serde_wasm_bindgen::from_value(mark)
+            .map_err(|e| JsError::new(&format!("bad segment mark: {e}")))?;
+        let mut a = Analyzer::from_pgn(pgn, settings, book, Some((mark, count)))?;
         // Its players are the Summary's to make.
         a.view = ReportCache::games_only();
         Ok(a)
@@ -514,11 +528,13 @@ impl Analyzer {
         pgn: &str,
         settings: JsValue,
         book: Option<Vec<u8>>,
-        range: Option<(usize, usize)>,
+        segment: Option<(crate::pgn::Mark, usize)>,
     ) -> Result<Analyzer, JsError> {
         let settings = settings_from(settings)?;
-        let (skip, take) = range.unwrap_or((0, usize::MAX));
-        let games: Vec<_> = crate::pgn::games(pgn).skip(skip).take(take).collect();
+        let games: Vec<_> = match segment {
+            Some((mark, count)) => crate::pgn::games_from(pgn, mark).take(count).collect(),
+            None => crate::pgn::games(pgn).collect(),
+        };
         let book = book_from(book)?;
         let analysis = Analysis::new(games, settings, book.as_ref());
         let jobs = analysis.jobs();

@@ -69,6 +69,7 @@ fn import_progress_counts_the_games_as_they_are_read() {
         settings(),
         None,
         Some(f.as_ref().unchecked_ref::<js_sys::Function>().clone()),
+        None,
     )))
     .expect("plan");
     assert_eq!(IMPORT_PROGRESS_EVERY, 100);
@@ -78,7 +79,7 @@ fn import_progress_counts_the_games_as_they_are_read() {
     assert_eq!(plan["total"].as_u64(), Some(a.total_positions() as u64));
     // A callback that throws is a JsError, not a panic.
     let bad = js_sys::Function::new_with_args("n", "throw new Error('no')");
-    assert!(plan_input(&pgn, settings(), None, Some(bad)).is_err());
+    assert!(plan_input(&pgn, settings(), None, Some(bad), None).is_err());
 }
 
 #[wasm_bindgen_test]
@@ -302,8 +303,13 @@ fn a_file_analysed_a_segment_at_a_time_joins_to_the_whole_report() {
     let pgn = format!("{PGN}\n\n{PGN}");
     let mut whole = ok(Analyzer::new(&pgn, settings(), None));
     let plan: serde_json::Value =
-        serde_wasm_bindgen::from_value(ok(plan_input(&pgn, settings(), None, None))).expect("plan");
+        serde_wasm_bindgen::from_value(ok(plan_input(&pgn, settings(), None, None, Some(2))))
+            .expect("plan");
     assert_eq!(plan["games"].as_array().map(Vec::len), Some(4));
+    // Where games 1 and 3 start: the segments' marks.
+    let marks = plan["marks"].as_array().expect("marks").clone();
+    assert_eq!(marks.len(), 2);
+    assert_eq!(marks[1]["index"], 2);
     assert_eq!(plan["games"][2]["white"], "Ann");
     assert_eq!(plan["jobs"].as_u64(), Some(whole.job_count() as u64));
     assert_eq!(plan["total"].as_u64(), Some(whole.total_positions() as u64));
@@ -315,8 +321,9 @@ fn a_file_analysed_a_segment_at_a_time_joins_to_the_whole_report() {
     let mut summary = ok(Summary::new(ok(whole.settings())));
     summary.set_engine("Recorded 1", "test");
     let mut texts = Vec::new();
-    for start in [0, 2] {
-        let mut segment = ok(Analyzer::segment(&pgn, settings(), None, start, 2));
+    for (start, mark) in [0, 2].into_iter().zip(&marks) {
+        let mark = obj(&mark.to_string());
+        let mut segment = ok(Analyzer::segment(&pgn, settings(), None, mark, 2));
         segment.set_engine("Recorded 1", "test");
         assert_eq!(segment.job_count(), whole.job_count() / 2);
         if start == 0 {

@@ -188,7 +188,8 @@ function setEngine(name, build) {
 
 /** The analyzer of the segment of games from number `start` on, with the ratings. */
 function openSegment(start) {
-  const a = Analyzer.segment(seg.pgn, seg.settings, seg.book, start, seg.size);
+  // From where the plan found the segment's first game: the games before are not read.
+  const a = Analyzer.segment(seg.pgn, seg.settings, seg.book, seg.marks[start / seg.size], seg.size);
   try {
     for (const line of seg.ratings) a.setRatingText(line);
   } catch (err) {
@@ -353,19 +354,25 @@ const ops = {
     run = id;
     let last = -Infinity;
     let told = -1;
-    const planned = planInput(pgn, settings, book, (games) => {
-      const now = performance.now();
-      if (now - last < PROGRESS_MS) return;
-      last = now;
-      told = games;
-      postMessage({ type: 'progress', games });
-    });
+    const planned = planInput(
+      pgn,
+      settings,
+      book,
+      (games) => {
+        const now = performance.now();
+        if (now - last < PROGRESS_MS) return;
+        last = now;
+        told = games;
+        postMessage({ type: 'progress', games });
+      },
+      SEGMENT,
+    );
     const { games } = planned;
     if (told !== games.length) postMessage({ type: 'progress', games: games.length });
     // Without IndexedDB the page keeps every game's text anyway: one analyzer then (and
     // for the whole-report baseline, which knows no segments).
     if (games.length > SEGMENT && store.db && !WHOLE) {
-      seg = { pgn, settings, book, ratings, count: games.length, size: SEGMENT, start: 0, doneBefore: 0, forPage: [], storedTo: 0, resep: [] };
+      seg = { pgn, settings, book, ratings, marks: planned.marks, count: games.length, size: SEGMENT, start: 0, doneBefore: 0, forPage: [], storedTo: 0, resep: [] };
       openSegment(0);
       const summary = new Summary(planSettings);
       for (const line of ratings) summary.setRatingText(line);

@@ -66,6 +66,32 @@ pub fn games(text: &str) -> Games<'_> {
     }
 }
 
+/// Where a reading of a PGN text stands: the next game's search starts at byte `pos`
+/// (of the text without a leading byte-order mark), on 1-based line `line`, and that game
+/// is number `index` (0-based). [`Games::mark`] gives it, [`games_from`] resumes there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Mark {
+    /// Byte offset in the text.
+    pub pos: usize,
+    /// 1-based line of `pos`.
+    pub line: u32,
+    /// Number of the next game (0-based).
+    pub index: usize,
+}
+
+/// The games of `text` from `mark` on (a [`Games::mark`] of a reading of the same text),
+/// numbered and placed as a reading from the start gives them, without reading the
+/// games before. A mark past the text's end gives no game.
+pub fn games_from(text: &str, mark: Mark) -> Games<'_> {
+    let mut games = games(text);
+    if mark.pos <= games.text.len() && games.text.is_char_boundary(mark.pos) {
+        (games.pos, games.line, games.index) = (mark.pos, mark.line, mark.index);
+    } else {
+        games.pos = games.text.len();
+    }
+    games
+}
+
 /// Convenience: all games.
 pub fn import(text: &str) -> Vec<Result<Game, ImportError>> {
     games(text).collect()
@@ -85,6 +111,17 @@ pub struct Games<'a> {
     index: usize,
     /// Room kept from one game to the next.
     spare: Spare,
+}
+
+impl Games<'_> {
+    /// Where this reading stands: [`games_from`] with it gives the games still to come.
+    pub fn mark(&self) -> Mark {
+        Mark {
+            pos: self.pos,
+            line: self.line,
+            index: self.index,
+        }
+    }
 }
 
 impl Iterator for Games<'_> {
@@ -122,6 +159,37 @@ mod tests {
     use super::clocks::*;
     use super::*;
     use crate::game::{ImportErrorKind, STANDARD_START_FEN, Side, Variant};
+
+    #[test]
+    fn a_reading_resumes_at_a_mark_with_the_same_games_numbers_and_lines() {
+        let text = "\u{feff}[White \"A\"]\n\n1. e4 e5 *\n\n[White \"B\"]\n\n1. e4 Ke7?? 2. Qh5 *\n\n\
+                    [White \"C\"]\n\n1. d4 Kd8 2. Kf2 *\n\n[White \"D\"]\n\n1. c4 *\n";
+        let all: Vec<_> = import(text);
+        assert_eq!(all.len(), 4);
+        assert!(
+            all[2].is_err(),
+            "Kf2 is illegal: an error, numbered and placed"
+        );
+        let mut reading = games(text);
+        for k in 0..=all.len() {
+            let rest: Vec<_> = games_from(text, reading.mark()).collect();
+            assert_eq!(rest, all[k..], "from game {}", k + 1);
+            reading.next();
+        }
+        // A mark out of the text, or inside a character, gives nothing (no panic).
+        let bad = Mark {
+            pos: text.len() + 5,
+            line: 1,
+            index: 0,
+        };
+        assert_eq!(games_from(text, bad).count(), 0);
+        let inside = Mark {
+            pos: 1,
+            line: 1,
+            index: 0,
+        };
+        assert_eq!(games_from("é[White \"A\"]\n\n1. e4 *", inside).count(), 0);
+    }
 
     fn one(text: &str) -> Game {
         let mut all = import(text);
