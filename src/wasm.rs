@@ -1,7 +1,7 @@
 //! Browser bindings: with the browser layer under it (`wasm/`), the only code that knows
 //! about `wasm_bindgen` and the browser's APIs.
 //!
-//! Four opaque objects, driven by `www/`:
+//! The opaque objects, driven by `www/`:
 //! - [`Analyzer`]: the imported games, their jobs, the results as they come in, the report.
 //! - [`EngineSession`]: the sans-IO UCI session of one Web Worker running Stockfish; the
 //!   page posts its commands to the worker and feeds back every line the worker prints.
@@ -11,7 +11,9 @@
 //!   (`wasm/cache.rs`).
 //! - [`Summary`]: the players of a file analysed a segment of games at a time (an
 //!   [`Analyzer`] each, freed after it): the games' reports go in as each segment ends,
-//!   and the report's head and tail come out, those of one analysis of the whole file.
+//!   and the report's head and tail come out, those of one analysis of the whole file
+//!   ([`plan_input`] plans the file first, keeping no game).
+//! - [`Rerating`]: a stored report's ratings applied a batch of games at a time.
 //!
 //! Jobs and results cross the boundary as JSON strings, so a result can be cached in
 //! IndexedDB and fed back byte for byte; summaries cross as camelCase objects
