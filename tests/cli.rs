@@ -1799,6 +1799,48 @@ fn the_depth_study_compares_the_same_sides_at_each_setting() {
             assert!((0.0..=1.0).contains(&v), "{row}");
         }
     }
+    // The second slice against the main corpus as the reference: its games are matched
+    // with the records they were cut from (`SliceOf`), no game analysed again; the first
+    // slice's games, cut shorter than their records, are left out.
+    let out = fairsight(&[
+        "assess",
+        "depth",
+        "--reference",
+        "corpus",
+        "--corpus",
+        "corpus/depth/full14",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("sides left out"), "{text}");
+    let first = text.split("\nweaker engines against").next().unwrap();
+    let rows: Vec<Vec<&str>> = first
+        .lines()
+        .filter(|l| l.starts_with("| corpus"))
+        .map(|l| l.split('|').map(str::trim).collect())
+        .collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    assert!(
+        rows[0][1].starts_with("corpus (") && rows[0][1].contains("lite"),
+        "{text}"
+    );
+    assert!(rows[1][1].contains("stockfish-19-single"), "{text}");
+    // The same positions and sides at both settings, weaker engines and humans.
+    assert_eq!(rows[0][2..4], rows[1][2..4], "{text}");
+    let sides: Vec<usize> = rows[0][3]
+        .split(" / ")
+        .map(|n| n.parse().unwrap())
+        .collect();
+    assert!(sides[0] >= 40 && sides[1] >= 40, "{text}");
+    for row in &rows {
+        // The weaker engines' matched AUC is a number.
+        assert!(row[7].parse::<f64>().is_ok(), "{text}");
+    }
+
     // A folder with no games is an error, not an empty table.
     let empty = std::env::temp_dir().join(format!("fairsight-depth-empty-{}", std::process::id()));
     std::fs::create_dir_all(&empty).unwrap();
