@@ -1042,7 +1042,9 @@ test('ratings entered in the page apply to an opened report, as the CLI --rating
   await page.click('#apply-ratings');
   await page.waitForFunction(() => /Ratings cleared/.test(document.querySelector('#messages').textContent));
   assert.equal(`${await page.evaluate(() => window.fairsight.state.reportJson)}\n`, fs.readFileSync(saved, 'utf8'));
-  assert.equal(workers, 1, "applied in the analyzer's worker");
+  // (Leaving the box and pressing the button may both apply them: one worker or two.)
+  assert.ok(workers >= 1, "applied in the analyzer's worker");
+  const tried = workers;
   await page.fill('#ratings', 'Greedy');
   await page.keyboard.press('Tab'); // leaving the box applies them too
   await page.waitForFunction(() => /Rating "Greedy": expected NAME=ELO/.test(document.querySelector('#messages').textContent));
@@ -1067,7 +1069,7 @@ test('ratings entered in the page apply to an opened report, as the CLI --rating
   await page.click('#apply-ratings');
   await page.waitForFunction(() => /Ratings applied to the report/.test(document.querySelector('#messages').textContent));
   assert.equal(`${await page.evaluate(() => window.fairsight.state.reportJson)}\n`, rated);
-  assert.equal(workers, 3, 'each apply tried the worker first');
+  assert.ok(workers > tried, 'each apply tries the worker first');
   assert.ok(await page.evaluate(() => window.__refused > 0), "the worker's writes were refused");
   assert.deepEqual(errors, []);
   await context.close();
