@@ -1761,35 +1761,40 @@ fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
     assert!(stderr(&out).contains("5 or more"), "{}", stderr(&out));
 }
 
-#[test]
-fn the_depth_study_compares_the_same_sides_at_each_setting() {
-    // The committed depth study's folders: the same 40 games at the defaults and at depth
-    // 18. Every side of one setting is matched with the same side of the other.
-    let out = fairsight(&[
-        "assess",
-        "depth",
-        "--corpus",
-        "corpus/depth/d14",
-        "--corpus",
-        "corpus/depth/d18",
-    ]);
-    let text = String::from_utf8_lossy(&out.stdout);
+/// `fairsight assess depth ARGS`, which must succeed: its output and the cells of the
+/// first table's rows (the second gives the weaker engines' matched AUCs).
+fn depth_study(args: &[&str]) -> (String, Vec<Vec<String>>) {
+    let out = fairsight(&[&["assess", "depth"], args].concat());
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(text.contains("the same 74 game sides"), "{text}");
-    // The first table (the second gives the weaker engines' matched AUCs).
     let first = text.split("\nweaker engines against").next().unwrap();
-    let rows: Vec<&str> = first
+    let rows = first
         .lines()
-        .filter(|l| l.starts_with("| corpus/depth/"))
+        .filter(|l| l.starts_with("| corpus"))
+        .map(|l| l.split('|').map(|c| c.trim().to_owned()).collect())
         .collect();
+    (text, rows)
+}
+
+#[test]
+fn the_depth_study_compares_the_same_sides_at_each_setting() {
+    // The committed depth study's folders: the same 40 games at the defaults and at depth
+    // 18. Every side of one setting is matched with the same side of the other.
+    let (text, rows) = depth_study(&[
+        "--corpus",
+        "corpus/depth/d14",
+        "--corpus",
+        "corpus/depth/d18",
+    ]);
+    assert!(text.contains("the same 74 game sides"), "{text}");
     assert_eq!(rows.len(), 2, "{text}");
-    assert!(rows[0].contains("depth 14") && rows[1].contains("depth 18"));
-    for row in rows {
-        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+    assert!(rows[0][1].contains("depth 14") && rows[1][1].contains("depth 18"));
+    for cells in &rows {
+        let row = cells.join(" | ");
         // The positions of the games compared (the 37 games with a side in both).
         assert_eq!(cells[2], "1338", "{row}");
         assert_eq!(cells[3], "38 / 36", "{row}");
@@ -1802,27 +1807,8 @@ fn the_depth_study_compares_the_same_sides_at_each_setting() {
     // The second slice against the main corpus as the reference: its games are matched
     // with the records they were cut from (`SliceOf`), no game analysed again; the first
     // slice's games, cut shorter than their records, are left out.
-    let out = fairsight(&[
-        "assess",
-        "depth",
-        "--reference",
-        "corpus",
-        "--corpus",
-        "corpus/depth/full14",
-    ]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (text, rows) = depth_study(&["--reference", "corpus", "--corpus", "corpus/depth/full14"]);
     assert!(text.contains("sides left out"), "{text}");
-    let first = text.split("\nweaker engines against").next().unwrap();
-    let rows: Vec<Vec<&str>> = first
-        .lines()
-        .filter(|l| l.starts_with("| corpus"))
-        .map(|l| l.split('|').map(str::trim).collect())
-        .collect();
     assert_eq!(rows.len(), 2, "{text}");
     assert!(
         rows[0][1].starts_with("corpus (") && rows[0][1].contains("lite"),
