@@ -935,15 +935,19 @@ mod tests {
             assert!((gain - ((1.0 + early).ln() - (1.0 + expected).ln())).abs() < 1e-12);
             assert_eq!(s.moves, counted.len());
             // `topLines`: the counted moves among the lines, decided ones left out (two
-            // of each side's moves put outside the lines here).
+            // of each side's moves put outside the lines here); `seenLines`: among them
+            // at some depth (the first of the two put outside at every depth, the second
+            // among them at depth 1).
             let mut g = g.clone();
-            for p in g
+            for (i, p) in g
                 .plies
                 .iter_mut()
                 .filter(|p| p.side == side && p.searched && p.excluded.is_none())
                 .take(2)
+                .enumerate()
             {
                 p.features.rank = None;
+                p.features.seen_at = (i == 1).then_some(1);
             }
             let s = signals::side_signals(&g, side, None, None).unwrap();
             let mine = g.plies.iter().filter(|p| p.side == side && p.searched);
@@ -955,6 +959,16 @@ mod tests {
             let share = ranks.iter().filter(|r| **r).count() as f64 / ranks.len() as f64;
             assert_eq!(s.get("topLines"), Some(share));
             assert_eq!(s.top_moves, counted.len());
+            let seen: Vec<bool> = g
+                .plies
+                .iter()
+                .filter(|p| p.side == side && p.searched && p.excluded.is_none())
+                .map(|p| p.features.seen_at.is_some())
+                .collect();
+            assert!(seen.contains(&false), "{seen:?}");
+            assert!(seen.iter().filter(|s| **s).count() > ranks.iter().filter(|r| **r).count());
+            let share = seen.iter().filter(|s| **s).count() as f64 / seen.len() as f64;
+            assert_eq!(s.get("seenLines"), Some(share));
         }
     }
 

@@ -68,13 +68,13 @@ pub fn side_signals(
 }
 
 /// Whether each of a side's counted moves (searched, not excluded: those the accuracy
-/// statistics count) was among the engine's lines.
+/// statistics count) was among the engine's lines at the final depth, and at some depth.
 fn side_top_lines(game: &GameReport, side: Side) -> TopLines {
-    let moves: Vec<bool> = game
+    let moves: Vec<(bool, bool)> = game
         .plies
         .iter()
         .filter(|p| p.side == side && p.searched && p.excluded.is_none())
-        .map(|p| p.features.rank.is_some())
+        .map(|p| (p.features.rank.is_some(), p.features.seen_at.is_some()))
         .collect();
     TopLines::of_moves(&moves)
 }
@@ -130,6 +130,7 @@ pub fn player_signals(player: &PlayerReport, sides: &[Signals]) -> Option<Signal
             .iter()
             .map(|s| TopLines {
                 rate: s.get("topLines"),
+                seen: s.get("seenLines"),
                 moves: s.top_moves,
             })
             .collect::<Vec<_>>(),

@@ -32,7 +32,7 @@ use crate::{
 };
 
 /// The signals, by name, in vector order.
-pub const SIGNALS: [&str; 21] = [
+pub const SIGNALS: [&str; 23] = [
     "classifier",
     "positiveRate",
     "acpl",
@@ -54,6 +54,8 @@ pub const SIGNALS: [&str; 21] = [
     "topLines",
     "zTopLines",
     "lateGain",
+    "seenLines",
+    "zSeenLines",
 ];
 
 /// Which way each signal points to engine play: +1 where a higher value is more
@@ -62,7 +64,7 @@ pub const SIGNALS: [&str; 21] = [
 /// fixed direction (an engine user may move evenly or erratically) and are not listed.
 /// The fit keeps an expert's logistic weights in these directions, so that every reason
 /// moves the probability the way its value reads.
-pub const ENGINE_DIRECTION: [(&str, f64); 17] = [
+pub const ENGINE_DIRECTION: [(&str, f64); 19] = [
     ("classifier", 1.0),
     ("positiveRate", 1.0),
     ("acpl", -1.0),
@@ -80,6 +82,8 @@ pub const ENGINE_DIRECTION: [(&str, f64); 17] = [
     ("topLines", 1.0),
     ("zTopLines", 1.0),
     ("lateGain", 1.0),
+    ("seenLines", 1.0),
+    ("zSeenLines", 1.0),
 ];
 
 /// A signal's engine direction ([`ENGINE_DIRECTION`]), `None` for the clock signals.
@@ -91,7 +95,15 @@ pub fn engine_direction(signal: &str) -> Option<f64> {
 }
 
 /// Signals that need a rating.
-pub const RATED_SIGNALS: [&str; 6] = ["zMm", "zEv", "zAsd", "zLateLoss", "zLateMatch", "zTopLines"];
+pub const RATED_SIGNALS: [&str; 7] = [
+    "zMm",
+    "zEv",
+    "zAsd",
+    "zLateLoss",
+    "zLateMatch",
+    "zTopLines",
+    "zSeenLines",
+];
 /// Signals that need clocks.
 pub const CLOCK_SIGNALS: [&str; 4] = ["timeCv", "windowCv", "fastShare", "difficultyCorrelation"];
 
@@ -115,7 +127,7 @@ pub struct Signals {
     pub late_moves: usize,
     /// The first half's loss and moves ([`Late::early_loss`]), for a player's pooling.
     pub early: (Option<f64>, usize),
-    /// Moves behind `topLines` ([`TopLines::moves`]).
+    /// Moves behind `topLines` and `seenLines` ([`TopLines::moves`]).
     pub top_moves: usize,
     /// Regan's z-scores (`zMm`, `zEv`, `zAsd`) as his model gives them, before any
     /// correction for the rating band ([`RatingBias`]), and the moves they tested.
@@ -158,15 +170,16 @@ impl Signals {
         self.early = (late.early_loss, late.early_moves);
     }
 
-    /// Sets `topLines` ([`TopLines`]).
+    /// Sets `topLines` and `seenLines` ([`TopLines`]).
     pub fn set_top_lines(&mut self, top: TopLines) {
         self.set("topLines", top.rate);
+        self.set("seenLines", top.seen);
         self.top_moves = top.moves;
     }
 
     /// The signals with the later half against the rating (`zLateLoss`, `zLateMatch`)
-    /// and the share of moves among the engine's lines (`zTopLines`, when the reference
-    /// has its line) computed from `reference`, and every z-score against the rating
+    /// and the share of moves among the engine's lines (`zTopLines`, and at any depth
+    /// `zSeenLines`, when the reference has their lines) computed from `reference`, and every z-score against the rating
     /// recentred on the clean humans of its band when the reference has their bias
     /// ([`RatingBias`]), then a player's narrowed by the player effects it has
     /// ([`PlayerEffect`]); unchanged without a rating. Always computed from the values
@@ -190,6 +203,9 @@ impl Signals {
         ];
         if let Some(line) = &reference.top_lines {
             raw.push(("zTopLines", z(line, "topLines"), self.games));
+        }
+        if let Some(line) = &reference.seen_lines {
+            raw.push(("zSeenLines", z(line, "seenLines"), self.games));
         }
         if reference.bias.is_some() || !reference.player_effects.is_empty() {
             for (i, name) in REGAN_SIGNALS.iter().enumerate() {
@@ -294,36 +310,51 @@ impl Late {
 }
 
 /// The share of a side's counted moves (those the accuracy statistics count) that were
-/// one of the engine's lines (at the defaults its four best moves), whatever their rank.
-/// A strength-limited Stockfish picks its move among its own best few at a shallow depth,
-/// with random errors of size but seldom outside them; a human's worst moves are often
-/// moves no engine considers. Not a count: it does not grow with the game's length.
+/// one of the engine's lines (at the defaults its four best moves), whatever their rank:
+/// at the final depth (`topLines`), and at any depth of the search (`seenLines`). A
+/// strength-limited Stockfish picks its move among its own best few at a shallow depth
+/// (its level's), with random errors of size but seldom outside them; a human's worst
+/// moves are often moves the engine considers at no depth. Not a count: it does not grow
+/// with the game's length.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct TopLines {
-    /// The share (0-1).
+    /// The share among the lines at the final depth (0-1).
     pub rate: Option<f64>,
+    /// The share among the lines at some depth (0-1; [`MoveFeatures::seen_at`]).
+    ///
+    /// [`MoveFeatures::seen_at`]: crate::record::features::MoveFeatures::seen_at
+    pub seen: Option<f64>,
     /// How many moves.
     pub moves: usize,
 }
 
 impl TopLines {
-    /// From each counted move: whether it was among the lines.
-    pub fn of_moves(in_lines: &[bool]) -> TopLines {
-        let n = in_lines.len();
+    /// From each counted move: whether it was among the lines at the final depth, and
+    /// whether at some depth.
+    pub fn of_moves(moves: &[(bool, bool)]) -> TopLines {
+        let n = moves.len();
+        let share = |f: fn(&(bool, bool)) -> bool| {
+            (n > 0).then(|| moves.iter().filter(|m| f(m)).count() as f64 / n as f64)
+        };
         TopLines {
-            rate: (n > 0).then(|| in_lines.iter().filter(|m| **m).count() as f64 / n as f64),
+            rate: share(|m| m.0),
+            seen: share(|m| m.1),
             moves: n,
         }
     }
 
     /// A player's: the games' shares pooled (weighted by their moves).
     pub fn pooled(sides: &[TopLines]) -> TopLines {
-        let (sum, n) = sides
-            .iter()
-            .filter_map(|t| t.rate.map(|r| (r * t.moves as f64, t.moves)))
-            .fold((0.0, 0), |(s, n), (v, m)| (s + v, n + m));
+        let mean = |f: fn(&TopLines) -> Option<f64>| {
+            let (sum, n) = sides
+                .iter()
+                .filter_map(|t| f(t).map(|r| (r * t.moves as f64, t.moves)))
+                .fold((0.0, 0), |(s, n), (v, m)| (s + v, n + m));
+            (n > 0).then(|| sum / n as f64)
+        };
         TopLines {
-            rate: (n > 0).then(|| sum / n as f64),
+            rate: mean(|t| t.rate),
+            seen: mean(|t| t.seen),
             moves: sides.iter().map(|t| t.moves).sum(),
         }
     }
@@ -348,6 +379,9 @@ pub struct LateReference {
     /// `topLines` (absent in models fitted before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub top_lines: Option<RatingLine>,
+    /// `seenLines` (absent in models fitted before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seen_lines: Option<RatingLine>,
     /// How far clean humans of each rating band sit from zero in every z-score against
     /// the rating, taken off before a model reads them (absent in models fitted before
     /// it).
@@ -574,6 +608,7 @@ impl LateReference {
             loss: RatingLine::fit(&pairs("lateLoss"))?,
             match_rate: RatingLine::fit(&pairs("lateMatch"))?,
             top_lines: RatingLine::fit(&pairs("topLines")),
+            seen_lines: RatingLine::fit(&pairs("seenLines")),
             bias: None,
             player_effects: Vec::new(),
         })
@@ -894,11 +929,16 @@ fn sigmoid(z: f64) -> f64 {
 }
 
 /// A signal's value as the models see it: heavy-tailed signals on a log scale (ACPL,
-/// competence), so that a linear model's log-odds can follow them; the rest as they are.
+/// competence), so that a linear model's log-odds can follow them; `seenLines` as minus
+/// the logarithm of the share of moves the engine never had among its lines (plus 0.02,
+/// a side may have none), since that share falls by a factor, not a step, with the
+/// rating (about 20% of a 1400 player's moves, 3% of a 2600 player's), and a line on the
+/// rating must fit both ends; the rest as they are.
 pub fn model_value(signal: &str, v: f64) -> f64 {
     match signal {
         "acpl" | "lateLoss" => libm::log(1.0 + v.max(0.0)),
         "competence" => libm::log(v.max(0.01)),
+        "seenLines" => -libm::log(1.02 - v.clamp(0.0, 1.0)),
         _ => v,
     }
 }
@@ -1241,6 +1281,14 @@ pub fn describe(signal: &str, value: f64) -> (&'static str, String) {
             "moves among the engine's best lines against the rating (z)",
             format!("{value:+.1}"),
         ),
+        "seenLines" => (
+            "moves the engine had among its lines at some depth",
+            pct(value),
+        ),
+        "zSeenLines" => (
+            "moves the engine had among its lines at some depth, against the rating (z)",
+            format!("{value:+.1}"),
+        ),
         _ => ("signal", format!("{value}")),
     }
 }
@@ -1417,13 +1465,21 @@ mod tests {
 
     #[test]
     fn the_share_of_moves_among_the_lines_is_pooled_by_moves_and_measured_against_the_rating() {
-        let t = TopLines::of_moves(&[true, true, false, true]);
-        assert_eq!((t.rate, t.moves), (Some(0.75), 4));
+        // Four moves: three among the final lines, all four among the lines at some depth.
+        let t = TopLines::of_moves(&[(true, true), (true, true), (false, true), (true, true)]);
+        assert_eq!((t.rate, t.seen, t.moves), (Some(0.75), Some(1.0), 4));
         assert_eq!(TopLines::of_moves(&[]).rate, None);
+        assert_eq!(TopLines::of_moves(&[]).seen, None);
         // A player's share weighs each game by its moves: 3 of 4 and 1 of 1 is 4 of 5,
-        // not the mean of 0.75 and 1.
-        let p = TopLines::pooled(&[t, TopLines::of_moves(&[true]), TopLines::default()]);
-        assert_eq!((p.rate, p.moves), (Some(0.8), 5));
+        // not the mean of 0.75 and 1; seen at some depth 4 of 4 and 0 of 1, 4 of 5.
+        let p = TopLines::pooled(&[t, TopLines::of_moves(&[(true, false)]), TopLines::default()]);
+        assert_eq!((p.rate, p.seen, p.moves), (Some(0.8), Some(0.8), 5));
+        let mut s = signals(&[], None);
+        s.set_top_lines(t);
+        assert_eq!(
+            (s.get("topLines"), s.get("seenLines")),
+            (Some(0.75), Some(1.0))
+        );
         // Clean humans: the share rises by 0.1 per 1000 rating points.
         let humans: Vec<Signals> = (0..40)
             .map(|i| {
@@ -1435,6 +1491,12 @@ mod tests {
                         ("lateLoss", 3.0 + 50.0 * jitter),
                         ("lateMatch", 0.5 + jitter),
                         ("topLines", top),
+                        // The share never among the lines, 1.02 - seen, falls by a
+                        // factor e per 1000 points.
+                        (
+                            "seenLines",
+                            1.02 - libm::exp(-(1.0 + rating / 1000.0 + 10.0 * jitter)),
+                        ),
                     ],
                     Some(rating),
                 )
@@ -1456,20 +1518,40 @@ mod tests {
             z(2600.0),
             z(1200.0)
         );
+        // The same for the moves among the lines at some depth, on the scale of the share
+        // outside them (its logarithm), where the line is straight.
+        let seen = r.seen_lines.expect("a line for seenLines");
+        assert!((seen.slope - 0.001).abs() < 5e-5, "{seen:?}");
+        assert!(model_value("seenLines", 0.97) > model_value("seenLines", 0.9));
+        assert!((model_value("seenLines", 1.0) - -(0.02f64.ln())).abs() < 1e-12);
+        let z_seen = |rating| {
+            signals(&[("seenLines", 0.99)], Some(rating))
+                .with_late_z(&r)
+                .get("zSeenLines")
+                .unwrap()
+        };
+        assert!(
+            z_seen(2600.0).abs() < 1.0 && z_seen(1200.0) > 4.0,
+            "{} {}",
+            z_seen(2600.0),
+            z_seen(1200.0)
+        );
         // A model fitted before the signal has no line: no z, and it still reads.
         let old: LateReference = serde_json::from_str(
             &serde_json::to_string(&LateReference {
                 top_lines: None,
+                seen_lines: None,
                 ..r
             })
             .unwrap(),
         )
         .unwrap();
-        assert_eq!(old.top_lines, None);
-        let s = signals(&[("topLines", 0.92)], Some(1200.0)).with_late_z(&old);
-        assert_eq!(s.get("zTopLines"), None);
-        assert!(RATED_SIGNALS.contains(&"zTopLines"));
+        assert_eq!((old.top_lines, old.seen_lines), (None, None));
+        let s = signals(&[("topLines", 0.92), ("seenLines", 0.97)], Some(1200.0)).with_late_z(&old);
+        assert_eq!((s.get("zTopLines"), s.get("zSeenLines")), (None, None));
+        assert!(RATED_SIGNALS.contains(&"zTopLines") && RATED_SIGNALS.contains(&"zSeenLines"));
         assert!(describe("zTopLines", 1.0).0.contains("against the rating"));
+        assert!(describe("zSeenLines", 1.0).0.contains("against the rating"));
     }
 
     #[test]
@@ -1551,6 +1633,7 @@ mod tests {
             loss: line,
             match_rate: line,
             top_lines: Some(line),
+            seen_lines: None,
             bias: Some(bias),
             player_effects: Vec::new(),
         };
@@ -1632,6 +1715,7 @@ mod tests {
             loss: line,
             match_rate: line,
             top_lines: Some(line),
+            seen_lines: None,
             bias: None,
             player_effects: vec![effect("zAsd", 0.25), effect("zTopLines", 1.0 / 9.0)],
         };

@@ -110,6 +110,11 @@ pub struct MoveFeatures {
     pub depth_evals: Vec<Option<i32>>,
     /// The engine's best move at each depth 1..D, UCI.
     pub depth_best: Vec<String>,
+    /// The shallowest depth at which the played move was one of the engine's lines (its
+    /// MultiPV search's, not the played move's own); `None` when it never was. A
+    /// strength-limited engine plays a move of its own lines at some shallow depth; a
+    /// human's worst moves are often ones the engine considers at no depth.
+    pub seen_at: Option<u32>,
     /// How often the best move changed from one depth to the next.
     pub best_changes: u32,
     /// The first depth from which the played move stayed the engine's best (Regan's match
@@ -218,6 +223,9 @@ pub fn features(
             .played_search
             .as_ref()
             .and_then(|s| depth_eval(s, d, &ply.uci, side));
+        if from_main.is_some() && f.seen_at.is_none() {
+            f.seen_at = Some(d);
+        }
         f.depth_evals.push(from_main.or(from_alone));
         let best_at = analysis
             .search
@@ -334,6 +342,7 @@ mod tests {
         assert_eq!(f.gaps, [5]);
         assert_eq!(f.alternatives, Some(1));
         assert_eq!(f.depth_evals, [Some(0), Some(-60)]);
+        assert_eq!(f.seen_at, None, "its own search is not the engine's lines");
         assert_eq!(f.depth_best, ["b1c3", "g1f3"]);
         assert_eq!(f.best_changes, 1);
         assert_eq!(f.stable_from, None);
@@ -370,9 +379,32 @@ mod tests {
         assert_eq!(f.only_move, Some(true));
         assert_eq!(f.alternatives, Some(0));
         assert_eq!(f.depth_evals, [Some(-30), Some(-30)]);
+        assert_eq!(f.seen_at, Some(1));
         assert_eq!(f.stable_from, Some(2));
         assert_eq!(f.best_changes, 1);
         assert_eq!(f.eval, Some(Score::Cp(30)));
+    }
+
+    #[test]
+    fn a_move_first_among_the_lines_at_a_later_depth_is_seen_there() {
+        let g = fixture();
+        // 2. Qh5 (ply index 2) is one of the lines at depth 2 only, then dropped again.
+        let analysis = PositionAnalysis {
+            ply_index: 2,
+            search: search(vec![
+                line(1, 1, 30, &["b1c3"]),
+                line(1, 2, 25, &["f1c4"]),
+                line(2, 1, 40, &["b1c3"]),
+                line(2, 2, 35, &["d1h5"]),
+                line(3, 1, 40, &["b1c3"]),
+                line(3, 2, 38, &["f1c4"]),
+            ]),
+            played_search: Some(search(vec![line(3, 1, 20, &["d1h5"])])),
+            slm: None,
+        };
+        let f = features(&g, &g.plies[2], &analysis, &Settings::default());
+        assert_eq!(f.rank, None);
+        assert_eq!(f.seen_at, Some(2));
     }
 
     #[test]

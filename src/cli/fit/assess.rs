@@ -521,7 +521,7 @@ fn fit_rating_bias(rows: &[Row]) -> RatingBias {
     {
         let s = &r.signals;
         let Some(rating) = s.rating else { continue };
-        for name in ["zLateLoss", "zLateMatch", "zTopLines"] {
+        for name in ["zLateLoss", "zLateMatch", "zTopLines", "zSeenLines"] {
             if let Some(z) = s.get(name) {
                 samples.push((name, rating, z, s.games));
             }
@@ -543,18 +543,26 @@ fn fit_player_effects(rows: &[Row]) -> Vec<PlayerEffect> {
         .iter()
         .filter(|r| r.split == Split::Train && r.kind == Kind::Human)
         .collect();
-    ["zMm", "zEv", "zAsd", "zLateLoss", "zLateMatch", "zTopLines"]
-        .iter()
-        .filter_map(|name| {
-            let mut by_player: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-            for r in &humans {
-                if let Some(z) = r.signals.get(name) {
-                    by_player.entry(&r.player).or_default().push(z);
-                }
+    [
+        "zMm",
+        "zEv",
+        "zAsd",
+        "zLateLoss",
+        "zLateMatch",
+        "zTopLines",
+        "zSeenLines",
+    ]
+    .iter()
+    .filter_map(|name| {
+        let mut by_player: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+        for r in &humans {
+            if let Some(z) = r.signals.get(name) {
+                by_player.entry(&r.player).or_default().push(z);
             }
-            PlayerEffect::fit(name, &by_player.into_values().collect::<Vec<_>>())
-        })
-        .collect()
+        }
+        PlayerEffect::fit(name, &by_player.into_values().collect::<Vec<_>>())
+    })
+    .collect()
 }
 
 /// The player effects in words, one line.
@@ -708,8 +716,9 @@ fn auc_scored(scores: &[f64], labels: &[bool]) -> f64 {
 const TWINS: [&str; 3] = ["accuracy", "positiveRate", "zEv"];
 
 /// The raw signals a rated model reads against the rating instead (`zLateLoss`,
-/// `zLateMatch`, `zTopLines`: [`LateReference`]); both at once would be twins.
-const LATE_RAW: [&str; 3] = ["lateLoss", "lateMatch", "topLines"];
+/// `zLateMatch`, `zTopLines`, `zSeenLines`: [`LateReference`]); both at once would be
+/// twins.
+const LATE_RAW: [&str; 4] = ["lateLoss", "lateMatch", "topLines", "seenLines"];
 
 /// Absolute strength signals, which the rated weaker-engine expert leaves out. Its
 /// positives are scored against ratings drawn from the humans rated 200 or more below
