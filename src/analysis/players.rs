@@ -4,7 +4,10 @@
 //! signals of its sides), so the games themselves need not be kept. A whole report and a
 //! streamed one add the same games in the same order and get the same players.
 
-use std::collections::{BTreeMap, HashMap};
+use std::{
+    cell::RefCell,
+    collections::{BTreeMap, HashMap},
+};
 
 use super::{Models, classifier_engine_score, signals};
 use crate::{
@@ -15,7 +18,7 @@ use crate::{
     record::screening::MatchTotals,
     report::{GameReport, PlayerReport},
     stats::{
-        calibration::Unscreened,
+        calibration::{Ipr, Unscreened},
         haworth::{self, Decision},
         regan::{self, Tested},
         time::{self, TimedMove},
@@ -41,6 +44,20 @@ struct Acc {
     positive_rates: Vec<f64>,
     /// The assessment's signals of each of the player's sides that had them.
     signals: Vec<Signals>,
+    /// Games added so far to this aggregate, counting those of every copy it was cloned
+    /// from: the key of its [`Fits`].
+    revision: u64,
+}
+
+/// A player's Regan fit and intrinsic rating, as made from their tested moves at
+/// `revision`: the slow part of a summary (hundreds of likelihoods over every tested
+/// move), kept so that a view of a run in progress makes them again only for the players
+/// whose games changed since the last view.
+#[derive(Clone)]
+struct Fits {
+    revision: u64,
+    fit: Option<regan::Fit>,
+    ipr: Option<Ipr>,
 }
 
 /// Every player seen so far, in order of first appearance, matched by name
@@ -49,6 +66,8 @@ struct Acc {
 pub(super) struct Players {
     order: Vec<String>,
     by_key: HashMap<String, Acc>,
+    /// By key: the fits of the last summary ([`Fits`]).
+    fits: RefCell<HashMap<String, Fits>>,
 }
 
 impl Players {
@@ -96,6 +115,7 @@ impl Players {
                         matches: MatchTotals::default(),
                         positive_rates: Vec::new(),
                         signals: Vec::new(),
+                        revision: 0,
                     })
                 }
             };
@@ -131,75 +151,150 @@ impl Players {
                 *acc.excluded.entry(k).or_insert(0) += v;
             }
             acc.signals.extend(signals);
+            acc.revision += 1;
         }
+    }
+
+    /// [`Players::add`] to a view of `base` that is not kept (`self`, empty at first, or
+    /// only ever given games this way): a player of `base` is copied here before their
+    /// first game is added, so that `self` holds the players of these games with all
+    /// their games, and only those.
+    pub(super) fn add_over(
+        &mut self,
+        base: &Players,
+        g: &GameReport,
+        models: &Models,
+        signals: [Option<Signals>; 2],
+    ) {
+        if g.error.is_none() {
+            for side in [Side::White, Side::Black] {
+                let key = g.sides.get(side).player.to_lowercase();
+                if !self.by_key.contains_key(&key)
+                    && let Some(acc) = base.by_key.get(&key)
+                {
+                    self.by_key.insert(key, acc.clone());
+                }
+            }
+        }
+        self.add(g, models, signals);
+    }
+
+    /// Forgets the fits kept ([`Fits`]): the models changed.
+    pub(super) fn forget_fits(&mut self) {
+        self.fits.get_mut().clear();
+    }
+
+    /// The players' summaries as [`Players::finish`] gives them, with the games `over`
+    /// holds added ([`Players::add_over`]; players new there come last, in their order),
+    /// nothing consumed: the fits of a player whose games did not change since the last
+    /// summary are taken from then.
+    pub(super) fn summaries(
+        &self,
+        over: &Players,
+        models: &Models,
+        entered: &HashMap<String, f64>,
+    ) -> Vec<PlayerReport> {
+        let mine = self.order.iter().map(|k| {
+            let (acc, keep) = match over.by_key.get(k) {
+                Some(acc) => (acc, false),
+                None => (&self.by_key[k], true),
+            };
+            self.summary(k, acc, models, entered, keep)
+        });
+        let new = over
+            .order
+            .iter()
+            .filter(|k| !self.by_key.contains_key(*k))
+            .map(|k| over.summary(k, &over.by_key[k], models, entered, false));
+        mine.chain(new).collect()
     }
 
     /// The players' summaries, in order of first appearance: statistics, screening
     /// against their rating (entered, by lower-case name, else the mean of their Elo
     /// tags), verdicts and, with an assessment model, their assessments.
     pub(super) fn finish(
-        mut self,
+        self,
         models: &Models,
         entered: &HashMap<String, f64>,
     ) -> Vec<PlayerReport> {
+        self.summaries(&Players::default(), models, entered)
+    }
+
+    /// One player's summary ([`Players::finish`]), with the fits kept from the last
+    /// summary if `acc` did not change since, and kept for the next if `keep`.
+    fn summary(
+        &self,
+        key: &str,
+        a: &Acc,
+        models: &Models,
+        entered: &HashMap<String, f64>,
+        keep: bool,
+    ) -> PlayerReport {
         let Models {
             classifier,
             calibration,
             assessment,
         } = *models;
-        let order = std::mem::take(&mut self.order);
-        order
-            .iter()
-            .filter_map(|k| self.by_key.remove(k).map(|a| (k, a)))
-            .map(|(key, a)| {
-                let rating = entered.get(key).copied().or_else(|| {
-                    (!a.elos.is_empty()).then(|| a.elos.iter().sum::<f64>() / a.elos.len() as f64)
-                });
-                let ipr = calibration.and_then(|c| c.ipr(&a.tested));
-                let screening = match (calibration, rating) {
-                    (None, _) => Err(Unscreened::NoCalibration),
-                    (Some(_), None) => Err(Unscreened::NoRating),
-                    (Some(c), Some(r)) => c.screen(&a.tested, r).ok_or(Unscreened::NoMoves),
-                };
-                let (verdict, evidence) = crate::stats::calibration::verdict(
-                    screening.as_ref().map_err(|e| *e),
-                    &a.tested,
-                    10,
-                );
-                let screening = screening.ok();
-                let classified = classifier.map(|_| a.classified);
-                let mut stats = accuracy::summarise(&a.samples, a.excluded);
-                classifier_engine_score(&mut stats, classified.as_ref());
-                let mut player = PlayerReport {
-                    stats,
-                    classifier: classified,
-                    game_positive_rates: a.positive_rates,
-                    rating,
-                    z_scores: screening,
-                    ipr: ipr.map(|i| i.elo),
-                    ipr_range: ipr.map(|i| (i.low, i.high)),
-                    time: time::time_stats(&a.timed),
-                    name: a.name,
-                    games: a.games,
-                    white_games: a.white,
-                    black_games: a.black,
-                    competence: haworth::competence(&a.decisions, false),
-                    regan: regan::fit(&a.tested),
-                    verdict: Some(verdict),
-                    evidence,
-                    matches: (a.matches.moves > 0).then_some(a.matches),
-                    assessment: None,
-                };
-                if let Some(model) = assessment {
-                    let assessed =
-                        signals::player_signals(&player, &a.signals).and_then(|s| model.assess(&s));
-                    if let Some(x) = &assessed {
-                        player.stats.engine_score = Some(x.probability);
-                    }
-                    player.assessment = assessed;
-                }
-                player
-            })
-            .collect()
+        let kept = self
+            .fits
+            .borrow()
+            .get(key)
+            .filter(|f| keep && f.revision == a.revision)
+            .cloned();
+        let fits = kept.unwrap_or_else(|| {
+            let fits = Fits {
+                revision: a.revision,
+                fit: regan::fit(&a.tested),
+                ipr: calibration.and_then(|c| c.ipr(&a.tested)),
+            };
+            if keep {
+                self.fits.borrow_mut().insert(key.to_owned(), fits.clone());
+            }
+            fits
+        });
+        let rating = entered.get(key).copied().or_else(|| {
+            (!a.elos.is_empty()).then(|| a.elos.iter().sum::<f64>() / a.elos.len() as f64)
+        });
+        let ipr = fits.ipr;
+        let screening = match (calibration, rating) {
+            (None, _) => Err(Unscreened::NoCalibration),
+            (Some(_), None) => Err(Unscreened::NoRating),
+            (Some(c), Some(r)) => c.screen(&a.tested, r).ok_or(Unscreened::NoMoves),
+        };
+        let (verdict, evidence) =
+            crate::stats::calibration::verdict(screening.as_ref().map_err(|e| *e), &a.tested, 10);
+        let screening = screening.ok();
+        let classified = classifier.map(|_| a.classified.clone());
+        let mut stats = accuracy::summarise(&a.samples, a.excluded.clone());
+        classifier_engine_score(&mut stats, classified.as_ref());
+        let mut player = PlayerReport {
+            stats,
+            classifier: classified,
+            game_positive_rates: a.positive_rates.clone(),
+            rating,
+            z_scores: screening,
+            ipr: ipr.map(|i| i.elo),
+            ipr_range: ipr.map(|i| (i.low, i.high)),
+            time: time::time_stats(&a.timed),
+            name: a.name.clone(),
+            games: a.games,
+            white_games: a.white,
+            black_games: a.black,
+            competence: haworth::competence(&a.decisions, false),
+            regan: fits.fit,
+            verdict: Some(verdict),
+            evidence,
+            matches: (a.matches.moves > 0).then(|| a.matches.clone()),
+            assessment: None,
+        };
+        if let Some(model) = assessment {
+            let assessed =
+                signals::player_signals(&player, &a.signals).and_then(|s| model.assess(&s));
+            if let Some(x) = &assessed {
+                player.stats.engine_score = Some(x.probability);
+            }
+            player.assessment = assessed;
+        }
+        player
     }
 }

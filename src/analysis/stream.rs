@@ -171,22 +171,25 @@ impl Stream {
     /// The report of the batch so far without its games, as [`Stream::finish`] would
     /// give it now, with `more` game reports added after those handed out (in input
     /// order; they are assessed with this stream's ratings, not kept): a view of a run
-    /// whose last games are still being analysed.
+    /// whose last games are still being analysed. The slow part of a player's summary,
+    /// Regan's fit and the intrinsic rating, is made again only for the players whose
+    /// games changed since the last snapshot.
     pub fn snapshot<'a>(&self, more: impl IntoIterator<Item = &'a mut GameReport>) -> Report {
         let models = self.models.resolve(&self.settings, &self.engine);
-        let mut players = self.players.clone();
+        let mut over = Players::default();
         for report in more {
             let signals = super::assess_sides(report, &models, &self.ratings);
-            players.add(report, &models, signals);
+            over.add_over(&self.players, report, &models, signals);
         }
         let mut report = models.report(self.settings.clone(), self.engine.clone());
-        report.players = players.finish(&models, &self.ratings);
+        report.players = self.players.summaries(&over, &models, &self.ratings);
         report
     }
 
     /// Names the engine of the report (as a run learns it from the engine).
     pub fn set_engine(&mut self, engine: EngineInfo) {
         self.engine = engine;
+        self.players.forget_fits();
     }
 
     /// The report's head as it will be: settings, engine and models, with no games or
