@@ -543,26 +543,18 @@ fn fit_player_effects(rows: &[Row]) -> Vec<PlayerEffect> {
         .iter()
         .filter(|r| r.split == Split::Train && r.kind == Kind::Human)
         .collect();
-    [
-        "zMm",
-        "zEv",
-        "zAsd",
-        "zLateLoss",
-        "zLateMatch",
-        "zTopLines",
-        "zSeenLines",
-    ]
-    .iter()
-    .filter_map(|name| {
-        let mut by_player: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-        for r in &humans {
-            if let Some(z) = r.signals.get(name) {
-                by_player.entry(&r.player).or_default().push(z);
+    RATED_SIGNALS
+        .iter()
+        .filter_map(|name| {
+            let mut by_player: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+            for r in &humans {
+                if let Some(z) = r.signals.get(name) {
+                    by_player.entry(&r.player).or_default().push(z);
+                }
             }
-        }
-        PlayerEffect::fit(name, &by_player.into_values().collect::<Vec<_>>())
-    })
-    .collect()
+            PlayerEffect::fit(name, &by_player.into_values().collect::<Vec<_>>())
+        })
+        .collect()
 }
 
 /// The player effects in words, one line.
