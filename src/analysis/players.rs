@@ -217,7 +217,10 @@ impl Players {
         models: &Models,
         entered: &HashMap<String, f64>,
     ) -> Vec<PlayerReport> {
-        self.summaries(&Players::default(), models, entered)
+        self.order
+            .iter()
+            .map(|k| self.summary(k, &self.by_key[k], models, entered, false))
+            .collect()
     }
 
     /// One player's summary ([`Players::finish`]), with the fits kept from the last
