@@ -8,7 +8,7 @@
 //  3. the same game through the CLI with 1 and 2 node engine processes (the same build):
 //     the page's 2-worker speed-up against the CLI's.
 // Usage: node scripts/bench-web.mjs [--depth N] [--lines N] [--nodes N] [--plies N]
-//   [--chunk N] [--no-nps] [--no-cli] [--trace]
+//   [--chunk N] [--nps-rounds N] [--no-nps] [--no-cli] [--trace]
 //   (--trace: the main thread's tasks while the engines run, from a Chrome trace, by
 //   what each spent most of its time on, in the 2-worker run; the trace's own cost is in
 //   that run's busy time)
@@ -26,6 +26,7 @@ const opt = (name, dflt) => {
 const depth = opt('--depth', 14);
 const lines = opt('--lines', 4);
 const npsNodes = opt('--nodes', 1500000);
+const npsRounds = Math.max(1, opt('--nps-rounds', 3));
 const maxPlies = opt('--plies', 80);
 const chunk = opt('--chunk', 0); // 0: the default chunk size
 const BUILD = 'stockfish-19-lite-single';
@@ -217,16 +218,37 @@ function printTrace(events) {
 const sum = (xs) => xs.reduce((a, b) => a + b, 0);
 const nps = (runs) => sum(runs.map((r) => r[0])) / (sum(runs.map((r) => r[1])) / 1000);
 
+/**
+ * Browser and node in turn, `npsRounds` times (the first of each pair alternating), on
+ * the same positions: the machine's speed drifts within a run, so each round's ratio is
+ * printed and the median is the figure.
+ */
 async function measureNps() {
-  console.log(`engine build: ${BUILD}; ${POSITIONS.length} positions x ${npsNodes} nodes, hash 16 MB, 1 thread`);
-  const { page, context } = await openPage(browser, `${site.origin}/?nosw=1`);
-  const b = await browserNps(page);
-  await context.close();
-  const n = await nodeNps();
   console.log(
-    `nps: browser worker ${Math.round(nps(b))}, node ${Math.round(nps(n))}, ` +
-      `browser/node ${(nps(b) / nps(n)).toFixed(2)}`,
+    `engine build: ${BUILD}; ${POSITIONS.length} positions x ${npsNodes} nodes, hash 16 MB, 1 thread; ` +
+      `${npsRounds} round(s), browser and node in turn`,
   );
+  const { page, context } = await openPage(browser, `${site.origin}/?nosw=1`);
+  const ratios = [];
+  for (let r = 0; r < npsRounds; r++) {
+    let b;
+    let n;
+    if (r % 2 === 0) {
+      b = await browserNps(page);
+      n = await nodeNps();
+    } else {
+      n = await nodeNps();
+      b = await browserNps(page);
+    }
+    ratios.push(nps(b) / nps(n));
+    console.log(
+      `  round ${r + 1}: browser worker ${Math.round(nps(b))}, node ${Math.round(nps(n))}, browser/node ${ratios[r].toFixed(2)}`,
+    );
+  }
+  await context.close();
+  const sorted = [...ratios].sort((a, b) => a - b);
+  const median = sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+  console.log(`nps: browser/node ${median.toFixed(2)} (median of ${npsRounds}; ${sorted.map((x) => x.toFixed(2)).join(', ')})`);
 }
 
 const site = await startServer();
@@ -271,10 +293,12 @@ try {
           }),
         running,
       );
+    // Both listened for before the click: with nothing left to search (a short game
+    // in the book), the engines stop as soon as they start.
     const started = engines(true);
+    const stopped = engines(false);
     await p.click('#analyse');
     await started;
-    const stopped = engines(false);
     const trace = args.includes('--trace') && workers === 2 ? await startTrace(cdp) : null;
     const pool0 = [await taskSeconds(), performance.now()];
     await stopped;

@@ -75,8 +75,9 @@ let pool = null;
 let cancelAsked = false;
 
 // The positions done go to the page at most this often (the first at once): it draws
-// its progress line once a second, and every message is a task on its thread.
-const DONE_MS = 1000;
+// its progress line every 2 s (PROGRESS_MS in app.js), and every message is a task on
+// its thread.
+const DONE_MS = 2000;
 // Per game, its light row.
 const rows = [];
 let inMemory = false; // the browser refused to store the report: the page keeps it

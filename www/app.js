@@ -104,14 +104,33 @@ function clock(seconds) {
 function showImport(games) {
   $('status').classList.remove('hidden');
   $('bar').removeAttribute('value');
-  $('progress-text').textContent = `Importing: ${games} game${games === 1 ? '' : 's'}…`;
+  setProgressText(`Importing: ${games} game${games === 1 ? '' : 's'}…`);
+}
+
+/**
+ * Writes the progress line's text. During a run it is drawn again every PROGRESS_MS, each a
+ * frame of the page on this thread, taken from the engines: only what changed is written,
+ * and the text in place (its node's data) rather than a new node, which would be laid out
+ * again with its box.
+ */
+function setProgressText(text) {
+  const el = $('progress-text');
+  const node = el.firstChild;
+  if (node && node.nodeType === Node.TEXT_NODE && !node.nextSibling) {
+    if (node.data !== text) node.data = text;
+  } else {
+    el.textContent = text;
+  }
 }
 
 function showProgress(done, total, text) {
-  $('status').classList.remove('hidden');
-  $('bar').max = Math.max(1, total);
-  $('bar').value = done;
-  $('progress-text').textContent = text;
+  const status = $('status');
+  if (status.classList.contains('hidden')) status.classList.remove('hidden');
+  const bar = $('bar');
+  const max = Math.max(1, total);
+  if (bar.max !== max) bar.max = max;
+  if (!bar.hasAttribute('value') || bar.value !== done) bar.value = done;
+  setProgressText(text);
 }
 
 // ---------------------------------------------------------------- settings
@@ -487,10 +506,12 @@ function selectPly(i) {
 // measured on this thread from the view's arrival to the frame after it (the game read
 // from the store and drawn, layout and paint included), not the analyzer worker's time
 // making the view. The progress line, with the positions done and the ETA, is drawn
-// every second meanwhile. (`node scripts/bench-web.mjs`, 80-ply game, 2 workers: README,
+// every PROGRESS_MS meanwhile: each drawing is a frame of the page on this thread (about
+// 3 ms, more when the engines hold both cores), so every 2 s rather than every second. (`node scripts/bench-web.mjs`, 80-ply game, 2 workers: README,
 // browser benchmark.)
 const RENDER_MS = 4000;
 const RENDER_SHARE = 0.005;
+const PROGRESS_MS = 2000;
 let renderCost = 0;
 
 function scheduleRender(analyzer, stats) {
@@ -569,7 +590,7 @@ async function analyse(text) {
     return;
   }
   for (const g of games) if (g.error) message(g.error);
-  $('progress-text').textContent = `Imported ${games.length} game${games.length === 1 ? '' : 's'}: preparing the report…`;
+  setProgressText(`Imported ${games.length} game${games.length === 1 ? '' : 's'}: preparing the report…`);
 
   state.game = null;
   // What the cache holds is added first (the cache's key is the core's, the CLI's).
@@ -606,7 +627,7 @@ async function analyse(text) {
     killWorker: (i) => analyzer.killWorker(i),
   };
   enginesRunning(true);
-  const ticker = setInterval(progress, 1000);
+  const ticker = setInterval(progress, PROGRESS_MS);
   // The engines have stopped (or their worker failed): no more live drawing.
   const stopped = () => {
     clearInterval(ticker);
@@ -624,7 +645,7 @@ async function analyse(text) {
         onDone: (d, c) => {
           done = d;
           if (c !== undefined) cached = c;
-          // The line is drawn again by the ticker, once a second: not at every result
+          // The line is drawn again by the ticker, every PROGRESS_MS: not at every result
           // (each drawing is a frame of the whole page on this thread, taken from the
           // engines), except the first one.
           if (stats.firstMs === null) {
