@@ -507,8 +507,8 @@ function selectPly(i) {
 // from the store and drawn, layout and paint included), not the analyzer worker's time
 // making the view. The progress line, with the positions done and the ETA, is drawn
 // every PROGRESS_MS meanwhile: each drawing is a frame of the page on this thread (about
-// 3 ms, more when the engines hold both cores), so every 2 s rather than every second. (`node scripts/bench-web.mjs`, 80-ply game, 2 workers: README,
-// browser benchmark.)
+// 3 ms, more when the engines hold both cores), so every 2 s rather than every second.
+// (`node scripts/bench-web.mjs`, 80-ply game, 2 workers: README, browser benchmark.)
 const RENDER_MS = 4000;
 const RENDER_SHARE = 0.005;
 const PROGRESS_MS = 2000;
