@@ -856,6 +856,46 @@ mod tests {
         assert!(other.games[0].sides.white.assessment.is_none());
     }
 
+    #[test]
+    fn a_sides_rating_goes_without_z_scores_only_where_no_calibration_applies() {
+        let mut a = Analysis::from_pgn(TWENTY_PLIES, Settings::default());
+        for j in a.jobs() {
+            a.add_result(result_with_early_losses(&j, 12));
+        }
+        let report = a.report(EngineInfo::default());
+        let g = &report.games[0];
+        let calibration = Calibration::builtin().expect("the shipped calibration");
+        // No calibration (the quick screen's settings): the rating alone, for the
+        // signals measured against a model's own rating lines.
+        let s = signals::side_signals(g, Side::White, Some(1800.0), None).unwrap();
+        assert_eq!(s.rating, Some(1800.0));
+        assert_eq!((s.get("zMm"), s.regan.1), (None, 0));
+        // A calibration that screens the side: the rating with Regan's z-scores.
+        let s = signals::side_signals(g, Side::White, Some(1800.0), Some(calibration)).unwrap();
+        assert_eq!(s.rating, Some(1800.0));
+        assert!(s.get("zMm").is_some() && s.regan.1 > 0, "{s:?}");
+        // A calibration that cannot screen it (no band here): taken as unrated, as the
+        // full model was fitted.
+        let empty = Calibration {
+            bands: Vec::new(),
+            ..calibration.clone()
+        };
+        let s = signals::side_signals(g, Side::White, Some(1800.0), Some(&empty)).unwrap();
+        assert_eq!((s.rating, s.get("zMm")), (None, None));
+        // A player's signals keep the rating the same way.
+        let ann = &report.players[0];
+        let sides = [signals::side_signals(g, Side::White, Some(1800.0), None).unwrap()];
+        let player = PlayerReport {
+            rating: Some(1800.0),
+            z_scores: None,
+            ..ann.clone()
+        };
+        let p = signals::player_signals(&player, &sides, None).unwrap();
+        assert_eq!((p.rating, p.get("zMm")), (Some(1800.0), None));
+        let p = signals::player_signals(&player, &sides, Some(calibration)).unwrap();
+        assert_eq!(p.rating, None);
+    }
+
     /// A result in which, before ply `until`, the engine's first line is another legal
     /// move 100 cp better for the mover than the played one (second line); from `until`
     /// on the played move is the only line.

@@ -291,8 +291,8 @@ impl Players {
             assessment: None,
         };
         if let Some(model) = assessment {
-            let assessed =
-                signals::player_signals(&player, &a.signals).and_then(|s| model.assess(&s));
+            let assessed = signals::player_signals(&player, &a.signals, calibration)
+                .and_then(|s| model.assess(&s));
             if let Some(x) = &assessed {
                 player.stats.engine_score = Some(x.probability);
             }

@@ -31,8 +31,13 @@ fn stretch_signal(p_adjusted: f64) -> f64 {
     -libm::log10(p_adjusted.clamp(1e-12, 1.0))
 }
 
-/// The signals of one side of a game, against `rating` when one is known (and the
-/// calibration applies). `None` with fewer than [`MIN_MOVES`](crate::model::assessment::MIN_MOVES) analysed moves.
+/// The signals of one side of a game, against `rating` when one is known: Regan's
+/// z-scores when the calibration applies, and the rating itself, for the signals measured
+/// against a model's own rating lines ([`Signals::with_late_z`]). With a calibration the
+/// rating is kept only together with its z-scores (a side Regan's test cannot screen is
+/// taken as unrated, as the models were fitted); without one (the quick screen's
+/// settings) it is kept alone. `None` with fewer than
+/// [`MIN_MOVES`](crate::model::assessment::MIN_MOVES) analysed moves.
 pub fn side_signals(
     game: &GameReport,
     side: Side,
@@ -49,8 +54,8 @@ pub fn side_signals(
             &crate::stats::regan::side_sample(game.index, &game.plies, side),
             r,
         )
-        .map(|z| (r, z))
     });
+    let rating = rating.filter(|_| z.is_some() || calibration.is_none());
     let mut signals = Signals::pooled(
         Pooled {
             stats: &s.stats,
@@ -60,7 +65,8 @@ pub fn side_signals(
             games: 1,
         },
         stretch,
-        z.as_ref().map(|(r, z)| (*r, z)),
+        rating,
+        z.as_ref(),
     )?;
     signals.set_late(side_late(game, side));
     signals.set_top_lines(side_top_lines(game, side));
@@ -94,8 +100,13 @@ fn side_late(game: &GameReport, side: Side) -> Late {
 
 /// The signals of a player over all their games: pooled statistics, z-scores against
 /// their rating, and the most significant stretch of any of their games (Bonferroni over
-/// the games).
-pub fn player_signals(player: &PlayerReport, sides: &[Signals]) -> Option<Signals> {
+/// the games). The rating is kept as a side's is ([`side_signals`]): with its z-scores,
+/// or alone when no `calibration` applies.
+pub fn player_signals(
+    player: &PlayerReport,
+    sides: &[Signals],
+    calibration: Option<&Calibration>,
+) -> Option<Signals> {
     let best = sides
         .iter()
         .filter_map(|s| s.get("stretch"))
@@ -122,7 +133,10 @@ pub fn player_signals(player: &PlayerReport, sides: &[Signals]) -> Option<Signal
             games: player.games,
         },
         (best - bonferroni).max(0.0),
-        player.rating.zip(player.z_scores.as_ref()),
+        player
+            .rating
+            .filter(|_| player.z_scores.is_some() || calibration.is_none()),
+        player.z_scores.as_ref(),
     )?;
     signals.set_late(late);
     signals.set_top_lines(TopLines::pooled(

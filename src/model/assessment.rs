@@ -634,9 +634,15 @@ pub struct Pooled<'a> {
 }
 
 impl Signals {
-    /// The signals from pooled statistics, the stretch signal and the z-scores against a
-    /// rating; `None` with fewer than [`MIN_MOVES`] analysed moves.
-    pub fn pooled(p: Pooled<'_>, stretch: f64, z: Option<(f64, &ZScores)>) -> Option<Signals> {
+    /// The signals from pooled statistics, the stretch signal, the rating and Regan's
+    /// z-scores against it (read only with a rating); `None` with fewer than
+    /// [`MIN_MOVES`] analysed moves.
+    pub fn pooled(
+        p: Pooled<'_>,
+        stretch: f64,
+        rating: Option<f64>,
+        z: Option<&ZScores>,
+    ) -> Option<Signals> {
         let moves = p.stats.analysed_plies;
         if moves < MIN_MOVES {
             return None;
@@ -655,8 +661,8 @@ impl Signals {
         out.set("matchRate", p.stats.match_rate);
         out.set("competence", p.competence.map(|c| c.mean));
         out.set("stretch", Some(stretch));
-        if let Some((r, z)) = z {
-            out.rating = Some(r);
+        out.rating = rating;
+        if let Some(z) = z.filter(|_| rating.is_some()) {
             out.set("zMm", clip(z.mm));
             out.set("zEv", clip(z.ev));
             out.set("zAsd", clip(z.asd));
@@ -976,6 +982,19 @@ impl Variant {
         sigmoid(self.platt.0 * logit(self.raw(x)) + self.platt.1)
     }
 
+    /// Whether it can read these signals: a rated variant needs the rating, and Regan's
+    /// z-scores too if it reads them (a side analysed at settings the rating calibration
+    /// does not cover has its rating without them); one with clocks needs clocks.
+    pub fn reads(&self, s: &Signals) -> bool {
+        let mut regan = self
+            .features
+            .iter()
+            .filter(|f| REGAN_SIGNALS.contains(&f.as_str()))
+            .peekable();
+        let z_scores = regan.peek().is_none() || regan.any(|f| s.get(f).is_some());
+        (!self.rated || (s.rating.is_some() && z_scores)) && (!self.clocks || s.clocks)
+    }
+
     /// The words for the variant's basis.
     pub fn basis(&self) -> String {
         format!(
@@ -1058,7 +1077,8 @@ impl AssessmentModel {
         key(settings) == key(&self.settings) && engine.build == self.engine.build
     }
 
-    /// The variant for these signals: the most informed one they allow.
+    /// The variant for these signals: the most informed one they allow
+    /// ([`Variant::reads`]).
     pub fn variant(&self, s: &Signals) -> Option<&Variant> {
         let rated = s.rating.is_some();
         [
@@ -1068,7 +1088,11 @@ impl AssessmentModel {
             (false, false),
         ]
         .iter()
-        .find_map(|&(r, c)| self.variants.iter().find(|v| v.rated == r && v.clocks == c))
+        .find_map(|&(r, c)| {
+            self.variants
+                .iter()
+                .find(|v| v.rated == r && v.clocks == c && v.reads(s))
+        })
     }
 
     /// The clean human range of a signal for a rating (its band, else all sides).
@@ -1332,6 +1356,11 @@ mod tests {
         let m = AssessmentModel::builtin().expect("the shipped model");
         let values = [("matchRate", 0.7), ("acpl", 12.0), ("lateLoss", 1.0)];
         let mut s = signals(&values, Some(2000.0));
+        // Regan's z-scores, which the rated variant reads (without them a rated side
+        // gets the unrated variant).
+        s.regan = ([Some(0.5), Some(0.4), Some(-0.3)], 30);
+        s.set("zMm", Some(0.5));
+        s.set("zAsd", Some(-0.3));
         let scores = m.expert_scores(&s);
         let kinds: Vec<&str> = scores.iter().map(|e| e.0).collect();
         assert_eq!(kinds, ["top engines", "weaker engines", "switched"]);
@@ -1461,6 +1490,31 @@ mod tests {
             ],
             late_reference: None,
         }
+    }
+
+    #[test]
+    fn a_rated_variant_reading_regans_z_scores_needs_them_and_one_that_does_not_needs_the_rating() {
+        let m = model();
+        // A rating without Regan's z-scores (settings the calibration does not cover):
+        // the rated variant reads zMm, so the unrated one is used.
+        let mut s = signals(&[("matchRate", 0.6)], Some(2000.0));
+        assert!(!m.variant(&s).unwrap().rated);
+        s.set("zMm", Some(1.0));
+        s.regan = ([Some(1.0), None, None], 30);
+        assert!(m.variant(&s).unwrap().rated);
+        // A rated variant of rating-line signals only (the quick screen's) needs only the
+        // rating.
+        let mut m = model();
+        let rated = m.variants.iter_mut().find(|v| v.rated).unwrap();
+        rated.features[1] = "zLateLoss".into();
+        rated.experts[0].features[1] = "zLateLoss".into();
+        let s = signals(&[("matchRate", 0.6)], Some(2000.0));
+        assert!(m.variant(&s).unwrap().rated);
+        assert!(
+            !m.variant(&signals(&[("matchRate", 0.6)], None))
+                .unwrap()
+                .rated
+        );
     }
 
     #[test]

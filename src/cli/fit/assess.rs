@@ -1269,7 +1269,12 @@ fn fit_variants(
         "| input | train sides (assisted / human) | experts: CV AUC against clean humans (model, sides of the kind) | CV AUC combined | validation AUC | unclear from | look closer from |\n|---|---|---|---|---|---|---|"
     );
     for (rated, clocks) in [(false, false), (true, false), (false, true), (true, true)] {
-        let features = variant_features(rated, clocks);
+        // Signals no clean human side of the train split has are left out (Regan's
+        // z-scores at settings the rating calibration does not cover: the quick screen's).
+        let features: Vec<String> = variant_features(rated, clocks)
+            .into_iter()
+            .filter(|f| ranges.iter().any(|h| h.signal == *f && h.hi == 0))
+            .collect();
         let fill: Vec<f64> = features.iter().map(|f| median_of(f)).collect();
         let input = |r: &Row| -> Vec<f64> {
             features
@@ -1828,7 +1833,7 @@ fn assess_player(
         })
         .collect();
     // Engine games' clocks are never used (see `rows`).
-    let a = fairsight::fit::player_signals(p, &side_signals_of)
+    let a = fairsight::fit::player_signals(p, &side_signals_of, calibration)
         .map(|s| match kind {
             Kind::TopEngine | Kind::WeakEngine => s.without(&CLOCK_SIGNALS),
             _ => s,
@@ -2703,6 +2708,59 @@ mod tests {
         // Without a rating there is nothing to give back: it reads them all.
         let unrated = expert(false);
         assert!(unrated.contains(&"acpl".to_owned()) && unrated.contains(&"matchRate".to_owned()));
+    }
+
+    #[test]
+    fn a_rated_variant_without_regans_z_scores_reads_the_rated_signals_there_are() {
+        // The quick screen's corpus: ratings, but no calibration at its settings, so no
+        // Regan z-scores; the signals against the model's own rating lines are there
+        // (zLateLoss here, carrying what zMm carries in the other tests).
+        let mut rows = synthetic(1500, 11, false);
+        let at = |name: &str| SIGNALS.iter().position(|s| *s == name).unwrap();
+        for r in &mut rows {
+            let z = r.signals.values[at("zMm")].take();
+            r.signals.values[at("zLateLoss")] = z.map(|z| -z);
+        }
+        let (variants, _, card) = fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false).unwrap();
+        let rated = variants
+            .iter()
+            .find(|v| v.rated && !v.clocks)
+            .unwrap_or_else(|| panic!("a rated variant: {card}"));
+        assert!(
+            rated.features.contains(&"zLateLoss".to_owned()),
+            "{:?}",
+            rated.features
+        );
+        for name in REGAN_SIGNALS {
+            assert!(
+                !rated.features.iter().any(|f| f == name),
+                "{name}: {:?}",
+                rated.features
+            );
+            for e in &rated.experts {
+                assert!(
+                    !e.features.iter().any(|f| f == name),
+                    "{name}: {:?}",
+                    e.features
+                );
+            }
+        }
+        assert!(rated.fill.iter().all(|f| f.is_finite()));
+        // The model reads it for a rated side without z-scores.
+        let model = AssessmentModel {
+            name: "synthetic".into(),
+            source: String::new(),
+            engine: Default::default(),
+            settings: Default::default(),
+            variants: variants.clone(),
+            ranges: Vec::new(),
+            late_reference: None,
+        };
+        let side = rows.iter().find(|r| r.signals.rating.is_some()).unwrap();
+        assert_eq!(
+            model.assess(&side.signals).unwrap().basis,
+            "rated, no clocks"
+        );
     }
 
     #[test]
