@@ -2710,6 +2710,22 @@ mod tests {
         assert!(unrated.contains(&"acpl".to_owned()) && unrated.contains(&"matchRate".to_owned()));
     }
 
+    /// A model of fitted variants and ranges, with no references.
+    fn synthetic_model(
+        variants: Vec<AssessmentVariant>,
+        ranges: Vec<HumanRange>,
+    ) -> AssessmentModel {
+        AssessmentModel {
+            name: "synthetic".into(),
+            source: String::new(),
+            engine: Default::default(),
+            settings: Default::default(),
+            variants,
+            ranges,
+            late_reference: None,
+        }
+    }
+
     #[test]
     fn a_rated_variant_without_regans_z_scores_reads_the_rated_signals_there_are() {
         // The quick screen's corpus: ratings, but no calibration at its settings, so no
@@ -2747,15 +2763,7 @@ mod tests {
         }
         assert!(rated.fill.iter().all(|f| f.is_finite()));
         // The model reads it for a rated side without z-scores.
-        let model = AssessmentModel {
-            name: "synthetic".into(),
-            source: String::new(),
-            engine: Default::default(),
-            settings: Default::default(),
-            variants: variants.clone(),
-            ranges: Vec::new(),
-            late_reference: None,
-        };
+        let model = synthetic_model(variants, Vec::new());
         let side = rows.iter().find(|r| r.signals.rating.is_some()).unwrap();
         assert_eq!(
             model.assess(&side.signals).unwrap().basis,
@@ -2773,15 +2781,7 @@ mod tests {
         let rated = variants.iter().find(|v| v.rated && !v.clocks).unwrap();
         assert!(rated.features.contains(&"zMm".to_owned()));
         assert!(!unrated.features.contains(&"zMm".to_owned()));
-        let model = AssessmentModel {
-            name: "synthetic".into(),
-            source: String::new(),
-            engine: Default::default(),
-            settings: Default::default(),
-            variants: variants.clone(),
-            ranges: ranges.clone(),
-            late_reference: None,
-        };
+        let model = synthetic_model(variants, ranges.clone());
         let test: Vec<&Row> = rows.iter().filter(|r| r.split == Split::Test).collect();
         let scored: Vec<(f64, bool, Level)> = test
             .iter()
