@@ -8,7 +8,9 @@
 //  3. the same game through the CLI with 1 and 2 node engine processes (the same build):
 //     the page's 2-worker speed-up against the CLI's.
 // Usage: node scripts/bench-web.mjs [--depth N] [--lines N] [--nodes N] [--plies N]
-//   [--chunk N] [--nps-rounds N] [--no-nps] [--no-cli] [--trace]
+//   [--chunk N] [--nps-rounds N] [--game-rounds N] [--no-nps] [--no-cli] [--trace]
+//   (--game-rounds: the page's 1- and 2-worker runs and the CLI's, in turn, N times; each
+//   round's speed-ups and their ratio printed, the medians the figures)
 //   (--trace: the main thread's tasks while the engines run, from a Chrome trace, by
 //   what each spent most of its time on, in the 2-worker run; the trace's own cost is in
 //   that run's busy time)
@@ -27,6 +29,7 @@ const depth = opt('--depth', 14);
 const lines = opt('--lines', 4);
 const npsNodes = opt('--nodes', 1500000);
 const npsRounds = Math.max(1, opt('--nps-rounds', 3));
+const gameRounds = Math.max(1, opt('--game-rounds', 3));
 const maxPlies = opt('--plies', 80);
 const chunk = opt('--chunk', 0); // 0: the default chunk size
 const BUILD = 'stockfish-19-lite-single';
@@ -216,6 +219,10 @@ function printTrace(events) {
 }
 
 const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
 const nps = (runs) => sum(runs.map((r) => r[0])) / (sum(runs.map((r) => r[1])) / 1000);
 
 /**
@@ -247,8 +254,70 @@ async function measureNps() {
   }
   await context.close();
   const sorted = [...ratios].sort((a, b) => a - b);
-  const median = sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
-  console.log(`nps: browser/node ${median.toFixed(2)} (median of ${npsRounds}; ${sorted.map((x) => x.toFixed(2)).join(', ')})`);
+  console.log(`nps: browser/node ${median(ratios).toFixed(2)} (median of ${npsRounds}; ${sorted.map((x) => x.toFixed(2)).join(', ')})`);
+}
+
+/** One run of the game in the page with `workers` engine workers; prints its figures. */
+async function pageRun(game, workers, traced) {
+  const { page: p, context: c } = await openPage(
+    browser,
+    `${site.origin}/?nosw=1&depth=${depth}&lines=${lines}&workers=${workers}${chunk ? `&chunk=${chunk}` : ''}`,
+  );
+  // The page's main thread competes with the workers for the cores: its busy time, from
+  // the paste to the end of the run (the import and the last report included), against
+  // the wall time of the same span. The wait for the end polls twice a second: polled at
+  // every animation frame (Playwright's default), the poll itself kept the main thread
+  // drawing frames, all counted as the page's (README, browser benchmark).
+  const cdp = await c.newCDPSession(p);
+  await cdp.send('Performance.enable');
+  const taskSeconds = async () =>
+    (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration').value;
+  const main0 = await taskSeconds();
+  const span0 = performance.now();
+  await p.fill('#pgn', game.pgn);
+  // The same while the engines run: from the page's `fairsight:engines` event that says
+  // they start to the one that says they stopped, each awaited in the page (no polls,
+  // which would be tasks of the main thread themselves).
+  const engines = (running) =>
+    p.evaluate(
+      (running) =>
+        new Promise((resolve) => {
+          const heard = (e) => {
+            if (e.detail.running !== running) return;
+            window.removeEventListener('fairsight:engines', heard);
+            resolve();
+          };
+          window.addEventListener('fairsight:engines', heard);
+        }),
+      running,
+    );
+  // Both listened for before the click: with nothing left to search (a short game
+  // in the book), the engines stop as soon as they start.
+  const started = engines(true);
+  const stopped = engines(false);
+  await p.click('#analyse');
+  await started;
+  const trace = traced ? await startTrace(cdp) : null;
+  const pool0 = [await taskSeconds(), performance.now()];
+  await stopped;
+  const pool1 = [await taskSeconds(), performance.now()];
+  if (trace) printTrace(await trace());
+  await p.waitForFunction(() => window.fairsight.state.runs > 0, null, { timeout: 0, polling: 500 });
+  const mainBusy = (await taskSeconds()) - main0;
+  const span = (performance.now() - span0) / 1000;
+  const poolBusy = pool1[0] - pool0[0];
+  const poolSpan = (pool1[1] - pool0[1]) / 1000;
+  const s = await p.evaluate(() => window.fairsight.state.lastRun);
+  await c.close();
+  console.log(
+    `  ${workers} worker(s): wall ${(s.wallMs / 1000).toFixed(1)} s for ${s.positions} positions, ` +
+      `busy ${(s.engineMs / 1000).toFixed(1)} s, efficiency ${(s.engineMs / workers / s.wallMs).toFixed(2)}, ` +
+      `first analysed move after ${(s.firstMs / 1000).toFixed(1)} s, ` +
+      `main thread busy ${mainBusy.toFixed(2)} s of ${span.toFixed(1)} s (${((100 * mainBusy) / span).toFixed(1)}%), ` +
+      `${poolBusy.toFixed(2)} s of the engines' ${poolSpan.toFixed(1)} s (${((100 * poolBusy) / poolSpan).toFixed(1)}%)` +
+      (s.renders ? `, ${s.renders.length} live report renders (${s.renders.join(', ')} ms)` : ''),
+  );
+  return { s, poolBusy, poolSpan };
 }
 
 const site = await startServer();
@@ -258,82 +327,54 @@ try {
   else await measureNps();
 
   const game = benchGame();
-  console.log(`game: ${game.label}, ${game.plies} plies; review mode depth ${depth}, ${lines} lines, chunk ${chunk || 'default'}`);
-  const rows = [];
-  for (const workers of [1, 2]) {
-    const { page: p, context: c } = await openPage(
-      browser,
-      `${site.origin}/?nosw=1&depth=${depth}&lines=${lines}&workers=${workers}${chunk ? `&chunk=${chunk}` : ''}`,
-    );
-    // The page's main thread competes with the workers for the cores: its busy time, from
-    // the paste to the end of the run (the import and the last report included), against
-    // the wall time of the same span. The wait for the end polls twice a second: polled at
-    // every animation frame (Playwright's default), the poll itself kept the main thread
-    // drawing frames, all counted as the page's (README, browser benchmark).
-    const cdp = await c.newCDPSession(p);
-    await cdp.send('Performance.enable');
-    const taskSeconds = async () =>
-      (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration').value;
-    const main0 = await taskSeconds();
-    const span0 = performance.now();
-    await p.fill('#pgn', game.pgn);
-    // The same while the engines run: from the page's `fairsight:engines` event that says
-    // they start to the one that says they stopped, each awaited in the page (no polls,
-    // which would be tasks of the main thread themselves).
-    const engines = (running) =>
-      p.evaluate(
-        (running) =>
-          new Promise((resolve) => {
-            const heard = (e) => {
-              if (e.detail.running !== running) return;
-              window.removeEventListener('fairsight:engines', heard);
-              resolve();
-            };
-            window.addEventListener('fairsight:engines', heard);
-          }),
-        running,
+  console.log(
+    `game: ${game.label}, ${game.plies} plies; review mode depth ${depth}, ${lines} lines, chunk ${chunk || 'default'}; ` +
+      `${gameRounds} round(s)` + (args.includes('--no-cli') ? '' : ', the page and the CLI in turn'),
+  );
+  const pageSpeedUps = [];
+  const cliSpeedUps = [];
+  const ratios = [];
+  const busy = { 1: [], 2: [] };
+  for (let r = 0; r < gameRounds; r++) {
+    // The machine's speed drifts within a run: each round measures the page's pair of
+    // runs and the CLI's back to back, the one first that went second in the round before.
+    const pageFirst = r % 2 === 0;
+    let cliSpeedUp = null;
+    const cli = () => {
+      if (args.includes('--no-cli')) return;
+      // The same game and settings through the CLI's pool: node engine processes of the
+      // same build (the CLI's default engine), 1 then 2 of them.
+      const cliWall = [1, 2].map((jobs) => cliRun(game.pgn, jobs));
+      cliSpeedUp = cliWall[0] / cliWall[1];
+      console.log(
+        `  cli (node engines): 1 process ${(cliWall[0] / 1000).toFixed(1)} s, 2 processes ${(cliWall[1] / 1000).toFixed(1)} s, ` +
+          `speed-up ${cliSpeedUp.toFixed(2)}`,
       );
-    // Both listened for before the click: with nothing left to search (a short game
-    // in the book), the engines stop as soon as they start.
-    const started = engines(true);
-    const stopped = engines(false);
-    await p.click('#analyse');
-    await started;
-    const trace = args.includes('--trace') && workers === 2 ? await startTrace(cdp) : null;
-    const pool0 = [await taskSeconds(), performance.now()];
-    await stopped;
-    const pool1 = [await taskSeconds(), performance.now()];
-    if (trace) printTrace(await trace());
-    await p.waitForFunction(() => window.fairsight.state.runs > 0, null, { timeout: 0, polling: 500 });
-    const mainBusy = (await taskSeconds()) - main0;
-    const span = (performance.now() - span0) / 1000;
-    const poolBusy = pool1[0] - pool0[0];
-    const poolSpan = (pool1[1] - pool0[1]) / 1000;
-    const s = await p.evaluate(() => window.fairsight.state.lastRun);
-    await c.close();
-    rows.push(s);
-    console.log(
-      `  ${workers} worker(s): wall ${(s.wallMs / 1000).toFixed(1)} s for ${s.positions} positions, ` +
-        `busy ${(s.engineMs / 1000).toFixed(1)} s, efficiency ${(s.engineMs / workers / s.wallMs).toFixed(2)}, ` +
-        `first analysed move after ${(s.firstMs / 1000).toFixed(1)} s, ` +
-        `main thread busy ${mainBusy.toFixed(2)} s of ${span.toFixed(1)} s (${((100 * mainBusy) / span).toFixed(1)}%), ` +
-        `${poolBusy.toFixed(2)} s of the engines' ${poolSpan.toFixed(1)} s (${((100 * poolBusy) / poolSpan).toFixed(1)}%)` +
-        (s.renders ? `, ${s.renders.length} live report renders (${s.renders.join(', ')} ms)` : ''),
-    );
+    };
+    if (!pageFirst) cli();
+    const rows = [];
+    for (const workers of [1, 2]) {
+      const run = await pageRun(game, workers, r === 0 && args.includes('--trace') && workers === 2);
+      rows.push(run.s);
+      busy[workers].push(run.poolBusy / run.poolSpan);
+    }
+    const pageSpeedUp = rows[0].wallMs / rows[1].wallMs;
+    pageSpeedUps.push(pageSpeedUp);
+    console.log(`  page speed-up 2 vs 1 worker: ${pageSpeedUp.toFixed(2)}`);
+    if (pageFirst) cli();
+    if (cliSpeedUp !== null) {
+      cliSpeedUps.push(cliSpeedUp);
+      ratios.push(pageSpeedUp / cliSpeedUp);
+      console.log(`round ${r + 1}: page speed-up / cli speed-up ${(pageSpeedUp / cliSpeedUp).toFixed(2)}`);
+    }
   }
-  const pageSpeedUp = rows[0].wallMs / rows[1].wallMs;
-  console.log(`  speed-up 2 vs 1 worker: ${pageSpeedUp.toFixed(2)}`);
-  if (args.includes('--no-cli')) console.log('cli: skipped (--no-cli)');
-  else {
-    // The same game and settings through the CLI's pool: node engine processes of the
-    // same build (the CLI's default engine), 1 then 2 of them.
-    const cliWall = [1, 2].map((jobs) => cliRun(game.pgn, jobs));
-    const cliSpeedUp = cliWall[0] / cliWall[1];
-    console.log(
-      `cli (node engines): 1 process ${(cliWall[0] / 1000).toFixed(1)} s, 2 processes ${(cliWall[1] / 1000).toFixed(1)} s, ` +
-        `speed-up ${cliSpeedUp.toFixed(2)}; page speed-up / cli speed-up ${(pageSpeedUp / cliSpeedUp).toFixed(2)}`,
-    );
-  }
+  const pct = (xs) => xs.map((x) => `${(100 * x).toFixed(1)}%`).join(', ');
+  console.log(`main thread busy while the engines run: 2 workers ${pct(busy[2])}; 1 worker ${pct(busy[1])}`);
+  console.log(`page speed-up 2 vs 1 worker: ${median(pageSpeedUps).toFixed(2)} (median of ${gameRounds}; ${pageSpeedUps.map((x) => x.toFixed(2)).join(', ')})`);
+  if (ratios.length) {
+    console.log(`cli speed-up: ${median(cliSpeedUps).toFixed(2)} (${cliSpeedUps.map((x) => x.toFixed(2)).join(', ')})`);
+    console.log(`page speed-up / cli speed-up: ${median(ratios).toFixed(2)} (median of ${ratios.length}; ${ratios.map((x) => x.toFixed(2)).join(', ')})`);
+  } else console.log('cli: skipped (--no-cli)');
 } finally {
   await browser.close();
   site.close();
