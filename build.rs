@@ -6,15 +6,23 @@
 //!
 //! Also deflates the shipped move classifier (`models/move-classifier.json`, 1.0 MB of
 //! JSON) into `OUT_DIR`, where `Classifier::builtin` embeds it: a fifth of the size in the
-//! CLI and the page's wasm.
+//! CLI and the page's wasm; and the quick screen's assessment
+//! (`models/quick-assessment.json`, 5.3 MB, forests of its unrated variants), which the
+//! CLI embeds.
 
 use std::{env, fs, path::Path};
 
-/// The shipped move classifier, and the name of its deflated copy in `OUT_DIR`.
-const CLASSIFIER: (&str, &str) = (
-    "models/move-classifier.json",
-    "move-classifier.json.deflate",
-);
+/// The shipped models built in deflated, and the names of their copies in `OUT_DIR`.
+const DEFLATED: &[(&str, &str)] = &[
+    (
+        "models/move-classifier.json",
+        "move-classifier.json.deflate",
+    ),
+    (
+        "models/quick-assessment.json",
+        "quick-assessment.json.deflate",
+    ),
+];
 
 /// The cfg set when the path is missing.
 const REQUIREMENTS: &[(&str, &str)] = &[
@@ -31,13 +39,15 @@ const REQUIREMENTS: &[(&str, &str)] = &[
 ];
 
 fn main() {
-    let (model, deflated) = CLASSIFIER;
-    println!("cargo::rerun-if-changed={model}");
-    // A missing model embeds nothing (`Classifier::builtin` is then `None`).
-    let json = fs::read(model).unwrap_or_default();
-    let out = Path::new(&env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join(deflated);
-    fs::write(&out, miniz_oxide::deflate::compress_to_vec(&json, 10))
-        .unwrap_or_else(|e| panic!("cannot write {}: {e}", out.display()));
+    for (model, deflated) in DEFLATED {
+        println!("cargo::rerun-if-changed={model}");
+        // A missing model embeds nothing (`Classifier::builtin` is then `None`, the quick
+        // assessment an error).
+        let json = fs::read(model).unwrap_or_default();
+        let out = Path::new(&env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join(deflated);
+        fs::write(&out, miniz_oxide::deflate::compress_to_vec(&json, 10))
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", out.display()));
+    }
 
     println!("cargo::rerun-if-env-changed=CI");
     let ci = env::var_os("CI").is_some();

@@ -18,8 +18,10 @@ pub(crate) const QUICK_NODES: u64 = 25_000;
 /// Lines (MultiPV) of a quick search.
 pub(crate) const QUICK_LINES: u32 = 2;
 
-/// The quick assessment (`models/quick-assessment.json`), fitted on `corpus/quick`.
-const QUICK_ASSESSMENT: &str = include_str!("../../models/quick-assessment.json");
+/// The quick assessment (`models/quick-assessment.json`, fitted on `corpus/quick`), as
+/// built in: deflated by `build.rs`, inflated by [`quick_assessment`].
+const QUICK_ASSESSMENT_DEFLATED: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/quick-assessment.json.deflate"));
 
 /// The quick screen's settings with this node budget (the corpus's book, the rest as the
 /// defaults).
@@ -34,8 +36,11 @@ pub(crate) fn quick_settings(nodes: u64) -> Settings {
 
 /// The shipped quick assessment.
 pub(crate) fn quick_assessment() -> Result<AssessmentModel, String> {
-    AssessmentModel::from_json(QUICK_ASSESSMENT)
-        .map_err(|e| format!("the shipped quick assessment: {e}"))
+    let bytes = miniz_oxide::inflate::decompress_to_vec(QUICK_ASSESSMENT_DEFLATED)
+        .map_err(|e| format!("the shipped quick assessment does not inflate: {e:?}"))?;
+    let json = std::str::from_utf8(&bytes)
+        .map_err(|e| format!("the shipped quick assessment is not UTF-8: {e}"))?;
+    AssessmentModel::from_json(json).map_err(|e| format!("the shipped quick assessment: {e}"))
 }
 
 /// Which players the full test is for (`--full-for`).
@@ -180,6 +185,28 @@ pub(crate) fn json(ranked: &[Ranked], settings: &Settings, rule: &str, model: &s
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_built_in_quick_assessment_is_the_models_file_and_a_fifth_of_its_size() {
+        let file = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/models/quick-assessment.json"
+        ))
+        .expect("the shipped quick assessment");
+        let built_in =
+            miniz_oxide::inflate::decompress_to_vec(QUICK_ASSESSMENT_DEFLATED).expect("inflates");
+        assert_eq!(built_in, file.as_bytes());
+        assert!(
+            QUICK_ASSESSMENT_DEFLATED.len() * 4 < file.len(),
+            "{} bytes built in for {}",
+            QUICK_ASSESSMENT_DEFLATED.len(),
+            file.len()
+        );
+        assert_eq!(
+            quick_assessment(),
+            AssessmentModel::from_json(&file).map_err(|e| e.to_string())
+        );
+    }
 
     #[test]
     fn full_for_takes_a_count_or_a_probability_threshold() {
