@@ -1,6 +1,7 @@
 // Browser benchmark (not a test: it prints, it asserts nothing). In one run, headless:
 //  1. per-worker nps of the engine build in a Web Worker against the same build under
-//     node, on the same positions and node budget;
+//     node, on the same positions and node budget (and in the Web Worker with the
+//     browser's own timers, as before www/engine-lines.js ran the engine's short ones);
 //  2. wall time of an 80-ply game in review mode (defaults: depth 14, 4 lines) with 1 and
 //     2 workers, the efficiency ratio (summed busy time of the workers ÷ workers ÷ wall),
 //     the time to the first analysed move, and the page's main-thread busy time (its
@@ -12,7 +13,8 @@
 //   (--game-rounds: the page's 1- and 2-worker runs and the CLI's, in turn, N times; each
 //   round's speed-ups and their ratio printed, the medians the figures)
 //   (--trace: the main thread's tasks while the engines run, from a Chrome trace, by
-//   what each spent most of its time on, in the 2-worker run; the trace's own cost is in
+//   what each spent most of its time on, and every thread's busy time, in the 2-worker
+//   run, the trace written to target/bench-web-trace.json; the trace's own cost is in
 //   that run's busy time)
 // Needs scripts/install.sh, scripts/build-web.sh and cargo build --release first.
 import fs from 'node:fs';
@@ -103,12 +105,16 @@ function nodeNps() {
   });
 }
 
-/** The same in a Web Worker of the page. */
-async function browserNps(page) {
+/**
+ * The same in a Web Worker of the page (`timers`: the engine's short timers as the page
+ * runs them, `page`, or the browser's own, `browser`, clamped to 4 ms when nested:
+ * www/engine-lines.js).
+ */
+async function browserNps(page, timers = 'page') {
   return page.evaluate(
-    ({ positions, nodes, build }) =>
+    ({ positions, nodes, build, timers }) =>
       new Promise((resolve) => {
-        const w = new Worker(`www/pkg/engine/${build}.js`);
+        const w = new Worker(`www/pkg/engine/${build}.js${timers === 'browser' ? '?timers=browser' : ''}`);
         const out = [];
         let last = null;
         let i = 0;
@@ -139,7 +145,7 @@ async function browserNps(page) {
           w.postMessage(c);
         }
       }),
-    { positions: POSITIONS, nodes: npsNodes, build: BUILD },
+    { positions: POSITIONS, nodes: npsNodes, build: BUILD, timers },
   );
 }
 
@@ -216,6 +222,44 @@ function printTrace(events) {
   console.log(
     `  trace: paints ${[...paints].sort((a, b) => b[1][0] - a[1][0]).slice(0, 4).map(([k, [us, n]]) => `${k} ${n}x ${(us / 1000).toFixed(0)} ms`).join(', ')}`,
   );
+  printThreads(events);
+}
+
+/**
+ * Every traced thread's tasks (`RunTask`, outermost only): how many, their wall and CPU
+ * time (`tdur`, where the trace has it) against the traced span. The engines' workers
+ * each run one long task a search; the analyzer's worker runs many short ones (the
+ * engines' lines, the results added, the cache's writes), and its CPU time is taken
+ * from the engines' two cores.
+ */
+function printThreads(events) {
+  const names = new Map(events.filter((e) => e.name === 'thread_name').map((e) => [`${e.pid}:${e.tid}`, e.args?.name]));
+  const tasks = events.filter((e) => e.ph === 'X' && e.name === 'RunTask' && e.dur);
+  if (!tasks.length) return;
+  const t0 = Math.min(...tasks.map((e) => e.ts));
+  const span = Math.max(...tasks.map((e) => e.ts + e.dur)) - t0;
+  const threads = new Map();
+  for (const e of tasks.sort((a, b) => a.ts - b.ts)) {
+    const key = `${e.pid}:${e.tid}`;
+    const t = threads.get(key) || { n: 0, wall: 0, cpu: 0, longest: 0, end: -Infinity };
+    // Outermost tasks only: a task inside another's span is already counted.
+    if (e.ts >= t.end) {
+      t.n++;
+      t.wall += e.dur;
+      t.cpu += e.tdur ?? 0;
+      t.longest = Math.max(t.longest, e.dur);
+      t.end = e.ts + e.dur;
+    }
+    threads.set(key, t);
+  }
+  console.log(`  trace: threads' tasks over ${(span / 1e6).toFixed(1)} s (wall / CPU, share of the span):`);
+  for (const [key, t] of [...threads].sort((a, b) => b[1].wall - a[1].wall).slice(0, 8)) {
+    const pct = (us) => `${((100 * us) / span).toFixed(1)}%`;
+    console.log(
+      `    ${(names.get(key) || key).padEnd(24)} ${String(t.n).padStart(6)} tasks  wall ${(t.wall / 1000).toFixed(0).padStart(6)} ms (${pct(t.wall)})  ` +
+        `CPU ${(t.cpu / 1000).toFixed(0).padStart(6)} ms (${pct(t.cpu)})  longest ${(t.longest / 1000).toFixed(0)} ms`,
+    );
+  }
 }
 
 const sum = (xs) => xs.reduce((a, b) => a + b, 0);
@@ -233,28 +277,30 @@ const nps = (runs) => sum(runs.map((r) => r[0])) / (sum(runs.map((r) => r[1])) /
 async function measureNps() {
   console.log(
     `engine build: ${BUILD}; ${POSITIONS.length} positions x ${npsNodes} nodes, hash 16 MB, 1 thread; ` +
-      `${npsRounds} round(s), browser and node in turn`,
+      `${npsRounds} round(s), the browser (the page's timers and its own) and node in turn`,
   );
   const { page, context } = await openPage(browser, `${site.origin}/?nosw=1`);
   const ratios = [];
+  const clamped = [];
   for (let r = 0; r < npsRounds; r++) {
-    let b;
-    let n;
-    if (r % 2 === 0) {
-      b = await browserNps(page);
-      n = await nodeNps();
-    } else {
-      n = await nodeNps();
-      b = await browserNps(page);
-    }
+    // Each round: the page's engine script, the same with the browser's timers, and node,
+    // in an order that turns from round to round.
+    const runs = [() => browserNps(page), () => browserNps(page, 'browser'), nodeNps];
+    const order = [0, 1, 2].map((k) => (k + r) % 3);
+    const got = [];
+    for (const k of order) got[k] = await runs[k]();
+    const [b, t, n] = got;
     ratios.push(nps(b) / nps(n));
+    clamped.push(nps(t) / nps(n));
     console.log(
-      `  round ${r + 1}: browser worker ${Math.round(nps(b))}, node ${Math.round(nps(n))}, browser/node ${ratios[r].toFixed(2)}`,
+      `  round ${r + 1}: browser worker ${Math.round(nps(b))}, with the browser's timers ${Math.round(nps(t))}, node ${Math.round(nps(n))}, ` +
+        `browser/node ${ratios[r].toFixed(2)} (browser's timers ${clamped[r].toFixed(2)})`,
     );
   }
   await context.close();
-  const sorted = [...ratios].sort((a, b) => a - b);
-  console.log(`nps: browser/node ${median(ratios).toFixed(2)} (median of ${npsRounds}; ${sorted.map((x) => x.toFixed(2)).join(', ')})`);
+  const list = (xs) => [...xs].sort((a, b) => a - b).map((x) => x.toFixed(2)).join(', ');
+  console.log(`nps: browser/node ${median(ratios).toFixed(2)} (median of ${npsRounds}; ${list(ratios)})`);
+  console.log(`nps: browser/node with the browser's timers ${median(clamped).toFixed(2)} (median of ${npsRounds}; ${list(clamped)})`);
 }
 
 /** One run of the game in the page with `workers` engine workers; prints its figures. */
@@ -301,7 +347,12 @@ async function pageRun(game, workers, traced) {
   const pool0 = [await taskSeconds(), performance.now()];
   await stopped;
   const pool1 = [await taskSeconds(), performance.now()];
-  if (trace) printTrace(await trace());
+  if (trace) {
+    const events = await trace();
+    // The whole trace, for a closer look (chrome://tracing or Perfetto opens it).
+    fs.writeFileSync(path.join(root, 'target', 'bench-web-trace.json'), JSON.stringify({ traceEvents: events }));
+    printTrace(events);
+  }
   await p.waitForFunction(() => window.fairsight.state.runs > 0, null, { timeout: 0, polling: 500 });
   const mainBusy = (await taskSeconds()) - main0;
   const span = (performance.now() - span0) / 1000;

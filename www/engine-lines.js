@@ -1,4 +1,5 @@
-// fairsight: Stockfish's output a search at a time. GPL-3.0-or-later.
+// fairsight: Stockfish's output a search at a time, and its yields without the
+// browser's 4 ms. GPL-3.0-or-later.
 //
 // scripts/build-web.sh puts this in front of each Stockfish build's script it copies to
 // www/pkg/engine/ (npm `stockfish`, WebAssembly; the engine's own code is unchanged).
@@ -37,5 +38,38 @@
     lines.push(message);
     if (!message.startsWith('info') || performance.now() - last >= FLUSH_MS) flush();
     else timer ??= setTimeout(flush, FLUSH_MS);
+  };
+
+  // Stockfish's search yields to the worker's loop now and then, so that it hears `stop`
+  // (Asyncify's `emscripten_sleep`: a timer of 0-1 ms, whose callback goes on searching
+  // until the next). A browser holds a timer set from a timer's callback five deep to at
+  // least 4 ms, so each yield left the core idle for 4 ms (about 400 times in a 30 s run
+  // of the benchmark's game: 5% of each engine's time). A timer shorter than that is a
+  // message to itself here instead (a MessageChannel's), which runs as soon as the tasks
+  // already waiting have run, the pool's `stop` among them; longer timers are the
+  // browser's own. (`?timers=browser` on the script's address keeps the browser's timers:
+  // scripts/bench-web.mjs measures both in one run.)
+  if (new URL(self.location.href).searchParams.get('timers') === 'browser') return;
+  const nativeSet = self.setTimeout.bind(self);
+  const nativeClear = self.clearTimeout.bind(self);
+  const channel = new MessageChannel();
+  const due = new Map();
+  let next = 0;
+  channel.port1.onmessage = (e) => {
+    const run = due.get(e.data);
+    due.delete(e.data);
+    run?.();
+  };
+  self.setTimeout = (fn, ms, ...args) => {
+    if (typeof fn !== 'function' || Number(ms) >= 4) return nativeSet(fn, ms, ...args);
+    next += 1;
+    const id = -next; // never one of the browser's ids, which are positive
+    due.set(id, () => fn(...args));
+    channel.port2.postMessage(id);
+    return id;
+  };
+  self.clearTimeout = (id) => {
+    if (typeof id === 'number' && id < 0) due.delete(id);
+    else nativeClear(id);
   };
 })();

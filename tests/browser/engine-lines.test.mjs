@@ -4,6 +4,7 @@
 // themselves those the same build prints under node, in the same order.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { launch, openPage, root, startServer, SKIP } from './harness.mjs';
@@ -99,4 +100,73 @@ test('the page engine posts its lines a search at a time, the lines unchanged', 
     nodeOut.map(stable),
   );
   assert.deepEqual(errors, []);
+});
+
+// The engine's short timers (its search's yields) run as messages of the worker to
+// itself, not as the browser's timers, which hold a timer set from a timer's callback
+// five deep to 4 ms: with them the core sat idle 4 ms at each yield. A worker of its own
+// runs www/engine-lines.js (as the engine script does, in front) and then chains
+// zero-delay timers: many run before a 100 ms timer of the browser's fires (with the
+// clamp, at most 25 or so), their arguments arrive, clearTimeout cancels one, and a
+// message from the page is heard while the chain runs (the pool's `stop` during a search).
+const PROBE = `importScripts('../engine-lines.js');
+const out = { args: true, cancelledRan: false };
+let count = 0;
+let due = false;
+setTimeout(() => { due = true; }, 100);
+const step = (a, b) => {
+  if (a !== 1 || b !== 2) out.args = false;
+  count += 1;
+  if (!due) { setTimeout(step, 0, a, b); return; }
+  out.before100ms = count;
+  // Now chain until the page's message is heard (or 5 s pass: a starved worker).
+  let heard = false;
+  let starved = false;
+  const giveUp = setTimeout(() => { starved = true; }, 5000);
+  self.onmessage = () => { heard = true; };
+  postMessage({ ready: true });
+  const wait = () => {
+    if (heard || starved) {
+      clearTimeout(giveUp);
+      postMessage({ ...out, heard, starved });
+      return;
+    }
+    setTimeout(wait, 1);
+  };
+  setTimeout(wait, 0);
+};
+setTimeout(step, 0, 1, 2);
+const id = setTimeout(() => { out.cancelledRan = true; }, 0);
+clearTimeout(id);
+`;
+
+test("the engine's short timers are not held to the browser's 4 ms, and messages are heard between them", { skip: SKIP }, async () => {
+  const probe = path.join(root, 'www', 'pkg', 'timers-probe.js');
+  fs.writeFileSync(probe, PROBE);
+  try {
+    const { context, page, errors } = await openPage(browser, `${site.origin}/?nosw=1`);
+    const got = await page.evaluate(
+      () =>
+        new Promise((resolve, reject) => {
+          const w = new Worker('www/pkg/timers-probe.js');
+          w.onerror = (e) => reject(new Error(e.message));
+          w.onmessage = (e) => {
+            if (e.data.ready) w.postMessage('stop');
+            else {
+              w.terminate();
+              resolve(e.data);
+            }
+          };
+        }),
+    );
+    await context.close();
+    assert.ok(got.before100ms > 100, `${got.before100ms} zero-delay timers ran in 100 ms`);
+    assert.equal(got.args, true, "a timer's arguments reach its callback");
+    assert.equal(got.cancelledRan, false, 'clearTimeout cancels a short timer');
+    assert.equal(got.heard, true, 'the page\'s message is heard while the timers chain');
+    assert.equal(got.starved, false);
+    assert.deepEqual(errors, []);
+  } finally {
+    fs.rmSync(probe, { force: true });
+  }
 });
