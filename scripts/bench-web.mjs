@@ -1,7 +1,8 @@
 // Browser benchmark (not a test: it prints, it asserts nothing). In one run, headless:
 //  1. per-worker nps of the engine build in a Web Worker against the same build under
-//     node, on the same positions and node budget (and in the Web Worker with the
-//     browser's own timers, as before www/engine-lines.js ran the engine's short ones);
+//     node, on the same positions and node budget, the two searching at the same time
+//     (and in the Web Worker with the browser's own timers, as before
+//     www/engine-lines.js ran the engine's short ones);
 //  2. wall time of an 80-ply game in review mode (defaults: depth 14, 4 lines) with 1 and
 //     2 workers, the efficiency ratio (summed busy time of the workers ÷ workers ÷ wall),
 //     the time to the first analysed move, and the page's main-thread busy time (its
@@ -13,9 +14,10 @@
 //   (--game-rounds: the page's 1- and 2-worker runs and the CLI's, in turn, N times; each
 //   round's speed-ups and their ratio printed, the medians the figures)
 //   (--trace: the main thread's tasks while the engines run, from a Chrome trace, by
-//   what each spent most of its time on, and every thread's busy time, in the 2-worker
-//   run, the trace written to target/bench-web-trace.json; the trace's own cost is in
-//   that run's busy time)
+//   what each spent most of its time on, and every thread's busy time and short pauses,
+//   in the 2-worker run, then in one more with the engines on the browser's own timers;
+//   the last trace written to target/bench-web-trace.json; the trace's own cost is in
+//   those runs' busy time)
 // Needs scripts/install.sh, scripts/build-web.sh and cargo build --release first.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -241,9 +243,15 @@ function printThreads(events) {
   const threads = new Map();
   for (const e of tasks.sort((a, b) => a.ts - b.ts)) {
     const key = `${e.pid}:${e.tid}`;
-    const t = threads.get(key) || { n: 0, wall: 0, cpu: 0, longest: 0, end: -Infinity };
+    const t = threads.get(key) || { n: 0, wall: 0, cpu: 0, longest: 0, end: -Infinity, short: 0, shortUs: 0 };
     // Outermost tasks only: a task inside another's span is already counted.
     if (e.ts >= t.end) {
+      // A short pause between two tasks: an engine's yield in its search (a timer's wait).
+      const gap = e.ts - t.end;
+      if (gap > 0 && gap < 20000) {
+        t.short++;
+        t.shortUs += gap;
+      }
       t.n++;
       t.wall += e.dur;
       t.cpu += e.tdur ?? 0;
@@ -257,7 +265,8 @@ function printThreads(events) {
     const pct = (us) => `${((100 * us) / span).toFixed(1)}%`;
     console.log(
       `    ${(names.get(key) || key).padEnd(24)} ${String(t.n).padStart(6)} tasks  wall ${(t.wall / 1000).toFixed(0).padStart(6)} ms (${pct(t.wall)})  ` +
-        `CPU ${(t.cpu / 1000).toFixed(0).padStart(6)} ms (${pct(t.cpu)})  longest ${(t.longest / 1000).toFixed(0)} ms`,
+        `CPU ${(t.cpu / 1000).toFixed(0).padStart(6)} ms (${pct(t.cpu)})  longest ${(t.longest / 1000).toFixed(0)} ms  ` +
+        `pauses under 20 ms between tasks: ${t.short}, ${(t.shortUs / 1000).toFixed(0)} ms (${pct(t.shortUs)})`,
     );
   }
 }
@@ -270,44 +279,50 @@ const median = (xs) => {
 const nps = (runs) => sum(runs.map((r) => r[0])) / (sum(runs.map((r) => r[1])) / 1000);
 
 /**
- * Browser and node in turn, `npsRounds` times (the first of each pair alternating), on
- * the same positions: the machine's speed drifts within a run, so each round's ratio is
- * printed and the median is the figure.
+ * Pairs of engines on the same positions, the two of a pair at once, `npsRounds` times
+ * (the pairs' order turning from round to round); each round's ratios printed, the
+ * medians the figures.
  */
 async function measureNps() {
   console.log(
     `engine build: ${BUILD}; ${POSITIONS.length} positions x ${npsNodes} nodes, hash 16 MB, 1 thread; ` +
-      `${npsRounds} round(s), the browser (the page's timers and its own) and node in turn`,
+      `${npsRounds} round(s), each of three pairs of engines searching at the same time, one a core`,
   );
   const { page, context } = await openPage(browser, `${site.origin}/?nosw=1`);
-  const ratios = [];
-  const clamped = [];
+  // The machine's speed drifts by a fifth within minutes: two engines compared one after
+  // the other measure the drift as much as the engines. Here the two of a pair search at
+  // the same time, one on each of the two cores, so both meet the same machine: the
+  // page's engine worker and node; the page's worker with the browser's own timers and
+  // node; the page's worker with its timers and with the browser's (www/engine-lines.js).
+  const pairs = [
+    ['browser/node', () => browserNps(page), nodeNps],
+    ["browser/node with the browser's timers", () => browserNps(page, 'browser'), nodeNps],
+    ["browser: the page's timers / the browser's", () => browserNps(page), () => browserNps(page, 'browser')],
+  ];
+  const ratios = pairs.map(() => []);
   for (let r = 0; r < npsRounds; r++) {
-    // Each round: the page's engine script, the same with the browser's timers, and node,
-    // in an order that turns from round to round.
-    const runs = [() => browserNps(page), () => browserNps(page, 'browser'), nodeNps];
-    const order = [0, 1, 2].map((k) => (k + r) % 3);
-    const got = [];
-    for (const k of order) got[k] = await runs[k]();
-    const [b, t, n] = got;
-    ratios.push(nps(b) / nps(n));
-    clamped.push(nps(t) / nps(n));
-    console.log(
-      `  round ${r + 1}: browser worker ${Math.round(nps(b))}, with the browser's timers ${Math.round(nps(t))}, node ${Math.round(nps(n))}, ` +
-        `browser/node ${ratios[r].toFixed(2)} (browser's timers ${clamped[r].toFixed(2)})`,
-    );
+    const parts = [];
+    for (let k = 0; k < pairs.length; k++) {
+      const [name, a, b] = pairs[(k + r) % pairs.length];
+      const [x, y] = await Promise.all([a(), b()]);
+      ratios[(k + r) % pairs.length].push(nps(x) / nps(y));
+      parts.push(`${name} ${Math.round(nps(x))} / ${Math.round(nps(y))} = ${(nps(x) / nps(y)).toFixed(2)}`);
+    }
+    console.log(`  round ${r + 1}: ${parts.join('; ')}`);
   }
   await context.close();
   const list = (xs) => [...xs].sort((a, b) => a - b).map((x) => x.toFixed(2)).join(', ');
-  console.log(`nps: browser/node ${median(ratios).toFixed(2)} (median of ${npsRounds}; ${list(ratios)})`);
-  console.log(`nps: browser/node with the browser's timers ${median(clamped).toFixed(2)} (median of ${npsRounds}; ${list(clamped)})`);
+  pairs.forEach(([name], k) => {
+    console.log(`nps: ${name} ${median(ratios[k]).toFixed(2)} (median of ${npsRounds}; ${list(ratios[k])})`);
+  });
 }
 
 /** One run of the game in the page with `workers` engine workers; prints its figures. */
-async function pageRun(game, workers, traced) {
+async function pageRun(game, workers, traced, timers = 'page') {
   const { page: p, context: c } = await openPage(
     browser,
-    `${site.origin}/?nosw=1&depth=${depth}&lines=${lines}&workers=${workers}${chunk ? `&chunk=${chunk}` : ''}`,
+    `${site.origin}/?nosw=1&depth=${depth}&lines=${lines}&workers=${workers}${chunk ? `&chunk=${chunk}` : ''}` +
+      (timers === 'browser' ? '&timers=browser' : ''),
   );
   // The page's main thread competes with the workers for the cores: its busy time, from
   // the paste to the end of the run (the import and the last report included), against
@@ -361,7 +376,7 @@ async function pageRun(game, workers, traced) {
   const s = await p.evaluate(() => window.fairsight.state.lastRun);
   await c.close();
   console.log(
-    `  ${workers} worker(s): wall ${(s.wallMs / 1000).toFixed(1)} s for ${s.positions} positions, ` +
+    `  ${workers} worker(s)${timers === 'browser' ? " with the browser's timers" : ''}: wall ${(s.wallMs / 1000).toFixed(1)} s for ${s.positions} positions, ` +
       `busy ${(s.engineMs / 1000).toFixed(1)} s, efficiency ${(s.engineMs / workers / s.wallMs).toFixed(2)}, ` +
       `first analysed move after ${(s.firstMs / 1000).toFixed(1)} s, ` +
       `main thread busy ${mainBusy.toFixed(2)} s of ${span.toFixed(1)} s (${((100 * mainBusy) / span).toFixed(1)}%), ` +
@@ -409,6 +424,9 @@ try {
       rows.push(run.s);
       busy[workers].push(run.poolBusy / run.poolSpan);
     }
+    // The baseline of the engines' timers, traced too: the pauses the browser's 4 ms
+    // clamp leaves between an engine's tasks, against the page's (www/engine-lines.js).
+    if (r === 0 && args.includes('--trace')) await pageRun(game, 2, true, 'browser');
     const pageSpeedUp = rows[0].wallMs / rows[1].wallMs;
     pageSpeedUps.push(pageSpeedUp);
     console.log(`  page speed-up 2 vs 1 worker: ${pageSpeedUp.toFixed(2)}`);

@@ -47,6 +47,9 @@ const SEP = ',\n    ';
 // benchmark). A segment's analyzer holds its games, their results and reports (about 15
 // kB a short game, more for long ones), so SEGMENT bounds this worker's memory.
 const SEGMENT = Number(new URL(self.location.href).searchParams.get('segment')) || 1000;
+// `?timers=browser` (the page's, for the benchmark's baseline): the engines keep the
+// browser's own timers (www/engine-lines.js).
+const TIMERS = new URL(self.location.href).searchParams.get('timers');
 // A file analysed a segment at a time: the input, the segment being analysed (`start`,
 // the first game's number; `size`), the Summary of the finished ones, the positions they
 // searched, the engine's name as the run has it, the last game of the previous segment
@@ -311,7 +314,7 @@ async function runPool({ workers, stallMs }) {
     stores.push(put);
   };
   let engineMs = 0;
-  const p = new EnginePool({ WorkerPool, settings, workers, build, stallMs });
+  const p = new EnginePool({ WorkerPool, settings, workers, build, stallMs, timers: TIMERS });
   pool = p;
   self.fairsightPool = p;
   // For the page's tests: the first game of the segment analysed.

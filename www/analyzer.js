@@ -15,10 +15,13 @@ export class AnalyzerWorker {
     // report, as before the core gave the changed games alone (a baseline for
     // scripts/bench-page-memory.mjs, not for users). `?segment=N`: files of more than N
     // games are analysed N games at a time (analyzer-worker.js; tests and benchmarks).
+    // `?timers=browser`: the engines' short timers are the browser's own, clamped to 4 ms
+    // (www/engine-lines.js; a baseline for scripts/bench-web.mjs).
     const url = new URL('./analyzer-worker.js', import.meta.url);
     const page = new URLSearchParams(globalThis.location?.search);
     if (page.get('views') === 'whole') url.searchParams.set('views', 'whole');
     if (page.get('segment')) url.searchParams.set('segment', page.get('segment'));
+    if (page.get('timers') === 'browser') url.searchParams.set('timers', 'browser');
     this.worker = new Worker(url, { type: 'module' });
     this.pending = new Map();
     this.next = 0;

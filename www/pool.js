@@ -30,9 +30,13 @@ export class EnginePool {
    * @param {string} o.build one of BUILDS' values
    * @param {number} [o.stallMs] a worker silent this long is replaced
    * @param {string} [o.base] URL of the engine folder
+   * @param {string} [o.timers] `browser`: the engines keep the browser's own timers
+   *   (www/engine-lines.js; the benchmark's baseline)
    */
-  constructor({ WorkerPool, settings, workers, build, stallMs = 60000, base }) {
-    const url = new URL(`${build}.js`, base || new URL('./pkg/engine/', import.meta.url)).href;
+  constructor({ WorkerPool, settings, workers, build, stallMs = 60000, base, timers = null }) {
+    const engine = new URL(`${build}.js`, base || new URL('./pkg/engine/', import.meta.url));
+    if (timers === 'browser') engine.searchParams.set('timers', 'browser');
+    const url = engine.href;
     this.pool = new WorkerPool(url, settings, Math.max(1, workers | 0), stallMs);
     this.build = build;
     this.jobs = [];
