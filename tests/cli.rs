@@ -1678,6 +1678,40 @@ fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
     let out = eval("--player-games", "5,10");
     let text = stdout(&out);
     assert!(out.status.success(), "{}", stderr(&out));
+    // `--sides`: every side of the folder, each split, with its probability and experts.
+    let file = tmp("depth-sides.tsv");
+    let out = eval("--sides", file.to_str().unwrap());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let tsv = std::fs::read_to_string(&file).unwrap();
+    let mut lines = tsv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
+    assert_eq!(
+        header[8..],
+        ["probability", "top engines", "weaker engines", "switched"]
+    );
+    let sides: Vec<Vec<&str>> = lines.map(|l| l.split('\t').collect()).collect();
+    // At most two sides of each of the 18 clean train games (a side needs 8 moves).
+    let clean = sides
+        .iter()
+        .filter(|f| f[2] == "Train" && f[3] == "Human")
+        .count();
+    assert!(
+        (30..=36).contains(&clean),
+        "{clean} clean train sides: {tsv}"
+    );
+    for (split, kind) in [("Test", "TopEngine"), ("Validation", "WeakEngine")] {
+        assert!(
+            sides.iter().any(|f| f[2] == split && f[3] == kind),
+            "{split} {kind}: {tsv}"
+        );
+    }
+    for f in &sides {
+        assert_eq!(f.len(), header.len(), "{f:?}");
+        let p: f64 = f[8].parse().unwrap_or_else(|_| panic!("{f:?}"));
+        assert!((0.0..=1.0).contains(&p), "{f:?}");
+        let top: f64 = f[9].parse().unwrap_or_else(|_| panic!("{f:?}"));
+        assert!(top.is_finite(), "{f:?}");
+    }
     // Each expert's own AUC, by slice, beside the combined one of the slice table.
     let experts = text
         .split("each expert's own score")

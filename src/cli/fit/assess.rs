@@ -163,6 +163,11 @@ pub struct EvalArgs {
     /// The fewest clean games in the split of a real player in the real players' table.
     #[arg(long, default_value_t = 5)]
     real_player_games: usize,
+    /// Also write every game side of the corpus, each split, to this file (tab-separated):
+    /// its game, player, split, kind, Elo tag, analysed moves, whether rated and with
+    /// clocks, the probability and each expert's z (for studies of how they combine).
+    #[arg(long)]
+    sides: Option<PathBuf>,
 }
 
 pub fn run(cmd: AssessCmd) -> Result<()> {
@@ -2156,6 +2161,36 @@ fn eval(a: EvalArgs) -> Result<()> {
         .iter()
         .map(|r| model.expert_scores(&r.signals))
         .collect();
+    if let Some(path) = &a.sides {
+        let mut t = String::from(
+            "game\tplayer\tsplit\tkind\telo\tmoves\trated\tclocks\tprobability\ttop engines\tweaker engines\tswitched\n",
+        );
+        for r in &all {
+            let e = model.expert_scores(&r.signals);
+            let z = |k: &str| {
+                e.iter()
+                    .find(|x| x.0 == k)
+                    .map_or(String::new(), |x| x.1.to_string())
+            };
+            let p = assess(&r.signals).map_or(String::new(), |x| x.probability.to_string());
+            let _ = writeln!(
+                t,
+                "{}\t{}\t{:?}\t{:?}\t{}\t{}\t{}\t{}\t{p}\t{}\t{}\t{}",
+                r.game,
+                r.player,
+                r.split,
+                r.kind,
+                r.elo.map_or(String::new(), |x| x.to_string()),
+                r.signals.moves,
+                r.signals.rating.is_some(),
+                r.signals.clocks,
+                z("top engines"),
+                z("weaker engines"),
+                z("switched")
+            );
+        }
+        std::fs::write(path, t).with_context(|| format!("writing {}", path.display()))?;
+    }
     let _ = writeln!(
         out,
         "\neach expert's own score (its z; the probability is made from the largest), AUC by slice:"
