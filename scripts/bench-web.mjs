@@ -229,10 +229,11 @@ function printTrace(events) {
 
 /**
  * Every traced thread's tasks (`RunTask`, outermost only): how many, their wall and CPU
- * time (`tdur`, where the trace has it) against the traced span. The engines' workers
- * each run one long task a search; the analyzer's worker runs many short ones (the
- * engines' lines, the results added, the cache's writes), and its CPU time is taken
- * from the engines' two cores.
+ * time (`tdur`, where the trace has it) against the traced span, and the pauses under
+ * 20 ms between two tasks. An engine's worker runs its search in slices of about 35 ms
+ * with a yield between them (a timer: the pause); the analyzer's worker runs many short
+ * tasks (the engines' lines, the results added, the cache's writes), and its CPU time is
+ * taken from the engines' two cores.
  */
 function printThreads(events) {
   const names = new Map(events.filter((e) => e.name === 'thread_name').map((e) => [`${e.pid}:${e.tid}`, e.args?.name]));
