@@ -10,7 +10,7 @@
 //  3. the same game through the CLI with 1 and 2 node engine processes (the same build):
 //     the page's 2-worker speed-up against the CLI's.
 // Usage: node scripts/bench-web.mjs [--depth N] [--lines N] [--nodes N] [--plies N]
-//   [--chunk N] [--nps-rounds N] [--game-rounds N] [--no-nps] [--no-cli] [--trace]
+//   [--chunk N] [--nps-rounds N] [--game-rounds N] [--no-nps] [--no-cli] [--trace] [--late]
 //   (--game-rounds: the page's 1- and 2-worker runs and the CLI's, in turn, N times; each
 //   round's speed-ups and their ratio printed, the medians the figures)
 //   (--trace: the main thread's tasks while the engines run, from a Chrome trace, by
@@ -18,6 +18,9 @@
 //   in the 2-worker run, then in one more with the engines on the browser's own timers;
 //   the last trace written to target/bench-web-trace.json; the trace's own cost is in
 //   those runs' busy time)
+//   (--late: in each round one more 2-worker run with the engines started once the game
+//   is imported and planned, `?engines=late`, as before they started at the click: the
+//   time from the click to the first analysed move, the two side by side)
 // Needs scripts/install.sh, scripts/build-web.sh and cargo build --release first.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -318,12 +321,17 @@ async function measureNps() {
   });
 }
 
-/** One run of the game in the page with `workers` engine workers; prints its figures. */
-async function pageRun(game, workers, traced, timers = 'page') {
+/**
+ * One run of the game in the page with `workers` engine workers; prints its figures.
+ * `timers: 'browser'`: the engines on the browser's own timers; `late`: the engines
+ * started once the game is imported and planned (`?engines=late`), not at the click.
+ */
+async function pageRun(game, workers, traced, timers = 'page', late = false) {
   const { page: p, context: c } = await openPage(
     browser,
     `${site.origin}/?nosw=1&depth=${depth}&lines=${lines}&workers=${workers}${chunk ? `&chunk=${chunk}` : ''}` +
-      (timers === 'browser' ? '&timers=browser' : ''),
+      (timers === 'browser' ? '&timers=browser' : '') +
+      (late ? '&engines=late' : ''),
   );
   // The page's main thread competes with the workers for the cores: its busy time, from
   // the paste to the end of the run (the import and the last report included), against
@@ -377,9 +385,10 @@ async function pageRun(game, workers, traced, timers = 'page') {
   const s = await p.evaluate(() => window.fairsight.state.lastRun);
   await c.close();
   console.log(
-    `  ${workers} worker(s)${timers === 'browser' ? " with the browser's timers" : ''}: wall ${(s.wallMs / 1000).toFixed(1)} s for ${s.positions} positions, ` +
+    `  ${workers} worker(s)${timers === 'browser' ? " with the browser's timers" : ''}${late ? ', engines started late' : ''}: ` +
+      `wall ${(s.wallMs / 1000).toFixed(1)} s for ${s.positions} positions, ` +
       `busy ${(s.engineMs / 1000).toFixed(1)} s, efficiency ${(s.engineMs / workers / s.wallMs).toFixed(2)}, ` +
-      `first analysed move after ${(s.firstMs / 1000).toFixed(1)} s, ` +
+      `first analysed move after ${(s.firstMs / 1000).toFixed(1)} s (${(s.clickToFirstMs / 1000).toFixed(2)} s from the click), ` +
       `main thread busy ${mainBusy.toFixed(2)} s of ${span.toFixed(1)} s (${((100 * mainBusy) / span).toFixed(1)}%), ` +
       `${poolBusy.toFixed(2)} s of the engines' ${poolSpan.toFixed(1)} s (${((100 * poolBusy) / poolSpan).toFixed(1)}%)` +
       (s.renders ? `, ${s.renders.length} live report renders (${s.renders.join(', ')} ms)` : ''),
@@ -402,6 +411,7 @@ try {
   const cliSpeedUps = [];
   const ratios = [];
   const busy = { 1: [], 2: [] };
+  const lateFirst = [];
   for (let r = 0; r < gameRounds; r++) {
     // The machine's speed drifts within a run: each round measures the page's pair of
     // runs and the CLI's back to back, the one first that went second in the round before.
@@ -428,6 +438,12 @@ try {
     // The baseline of the engines' timers, traced too: the pauses the browser's 4 ms
     // clamp leaves between an engine's tasks, against the page's (www/engine-lines.js).
     if (r === 0 && args.includes('--trace')) await pageRun(game, 2, true, 'browser');
+    // The baseline of the engines' start: once the game is imported and planned, as
+    // before they started at the click (www/app.js, `?engines=late`).
+    if (args.includes('--late')) {
+      const late = await pageRun(game, 2, false, 'page', true);
+      lateFirst.push([rows[1].clickToFirstMs, late.s.clickToFirstMs]);
+    }
     const pageSpeedUp = rows[0].wallMs / rows[1].wallMs;
     pageSpeedUps.push(pageSpeedUp);
     console.log(`  page speed-up 2 vs 1 worker: ${pageSpeedUp.toFixed(2)}`);
@@ -439,6 +455,13 @@ try {
     }
   }
   const pct = (xs) => xs.map((x) => `${(100 * x).toFixed(1)}%`).join(', ');
+  if (lateFirst.length) {
+    const r = lateFirst.map(([early, late]) => early / late);
+    console.log(
+      `first analysed move from the click, 2 workers, engines started at the click / once the game is planned: ` +
+        `${median(r).toFixed(2)} (median of ${r.length}; ${lateFirst.map(([e, l]) => `${(e / 1000).toFixed(2)}/${(l / 1000).toFixed(2)} s`).join(', ')})`,
+    );
+  }
   console.log(`main thread busy while the engines run: 2 workers ${pct(busy[2])}; 1 worker ${pct(busy[1])}`);
   console.log(`page speed-up 2 vs 1 worker: ${median(pageSpeedUps).toFixed(2)} (median of ${gameRounds}; ${pageSpeedUps.map((x) => x.toFixed(2)).join(', ')})`);
   if (ratios.length) {

@@ -314,7 +314,15 @@ async function runPool({ workers, stallMs }) {
     stores.push(put);
   };
   let engineMs = 0;
-  const p = new EnginePool({ WorkerPool, settings, workers, build, stallMs, timers: TIMERS });
+  // The engines started early (`startEngines`), if they are the ones asked for: the first
+  // segment's run; a later segment starts its own.
+  const started = early;
+  early = null;
+  const p =
+    started && started.workers === workers && started.build === build && started.stallMs === stallMs
+      ? started.pool
+      : new EnginePool({ WorkerPool, settings, workers, build, stallMs, timers: TIMERS });
+  if (started && started.pool !== p) started.pool.close();
   pool = p;
   self.fairsightPool = p;
   // For the page's tests: the first game of the segment analysed.
@@ -350,7 +358,23 @@ async function runPool({ workers, stallMs }) {
   };
 }
 
+// Engines started before the plan (`startEngines`): `{pool, workers, build, stallMs}`.
+let early = null;
+
 const ops = {
+  /**
+   * Starts `workers` engines of `build` now, before the games are imported and planned:
+   * each loads Stockfish and does its handshake meanwhile, and `analyse` hands them their
+   * jobs. `settings` are the page's (the engines' hash size); the page starts a worker
+   * of its own for other settings.
+   */
+  async startEngines({ settings, workers, build, stallMs }) {
+    await ready;
+    if (early) return;
+    const p = new EnginePool({ WorkerPool, settings, workers, build, stallMs, timers: TIMERS });
+    p.startEngines();
+    early = { pool: p, workers, build, stallMs };
+  },
   /** Imports the PGN with progress, applies the ratings, and returns the plan. */
   async open({ pgn, settings, book, ratings, run: id }) {
     await ready;
@@ -465,6 +489,11 @@ const ops = {
     cancelAsked = true;
     pool?.cancel();
   },
+  /**
+   * The engines started early (`startEngines`) and not yet running a job: `{started,
+   * engineName}` (the name once one has done its handshake; tests).
+   */
+  earlyEngines: () => ({ started: early !== null, engineName: early?.pool.engineName ?? null }),
   /** Terminates engine worker `i` without telling the pool (as if it hung). */
   killWorker: ({ i }) => pool?.killWorker(i) ?? false,
   /** The report so far as JSON (a file analysed in segments: as stored). */

@@ -10,7 +10,7 @@ export class AnalyzerWorker {
    * Starts the worker. `onProgress(games)` hears how many games are imported so far
    * while `open` runs.
    */
-  constructor({ onProgress } = {}) {
+  constructor({ onProgress = null } = {}) {
     // `?views=whole` on the page's address: the worker makes each view from the whole
     // report, as before the core gave the changed games alone (a baseline for
     // scripts/bench-page-memory.mjs, not for users). `?segment=N`: files of more than N
@@ -23,6 +23,9 @@ export class AnalyzerWorker {
     if (page.get('segment')) url.searchParams.set('segment', page.get('segment'));
     if (page.get('timers') === 'browser') url.searchParams.set('timers', 'browser');
     this.worker = new Worker(url, { type: 'module' });
+    // Hears how many games are imported so far while `open` runs (settable: a worker made
+    // early, to start the engines, is given the page's listener when the run begins).
+    this.onProgress = onProgress;
     this.pending = new Map();
     this.next = 0;
     // While `analyse` runs: its positions done, and its messages.
@@ -31,7 +34,7 @@ export class AnalyzerWorker {
     this.worker.onmessage = (e) => {
       const d = e.data;
       if (d.type === 'progress') {
-        onProgress?.(d.games);
+        this.onProgress?.(d.games);
         return;
       }
       if (d.type === 'done') {
@@ -61,6 +64,21 @@ export class AnalyzerWorker {
       this.pending.set(id, { resolve, reject });
       this.worker.postMessage({ id, op, args });
     });
+  }
+
+  /**
+   * Starts `workers` engines of `build` in the worker now, before `open`: they load and
+   * do their handshake while the games are imported, planned and looked up in the cache,
+   * and `analyse` (with the same workers, build and stall deadline) hands them their jobs.
+   * `settings` are the page's (the engines' hash size).
+   */
+  startEngines({ settings, workers, build, stallMs }) {
+    return this.call('startEngines', { settings, workers, build, stallMs });
+  }
+
+  /** The engines started early and not yet given jobs: `{started, engineName}` (tests). */
+  earlyEngines() {
+    return this.call('earlyEngines');
   }
 
   /**

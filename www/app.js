@@ -62,6 +62,8 @@ const state = {
   filter: '', // the games table's player filter
   runs: 0, // analyses finished (done or cancelled)
   lastRun: null, // timings of the last analysis (for the benchmark)
+  early: null, // {key, analyzer}: a worker whose engines were started when a PGN was given
+  analyzer: null, // the last run's analyzer worker (its handle; tests)
   inputGames: null, // {run, count}: the games of the file a run analyses
 };
 
@@ -553,14 +555,65 @@ function nextFrame() {
 
 // ---------------------------------------------------------------- analysis
 
+// A silent engine is replaced after this long (`?stall=MS`: the tests' shorter one).
+const STALL_MS = Number(params.get('stall')) || 60000;
+// `?engines=late`: a run's engines start once its games are imported, planned and looked
+// up, not before (the benchmark's baseline).
+const LATE_ENGINES = params.get('engines') === 'late';
+
+/** A new analyzer worker whose engines start now, for settings `chosen` (readSettings). */
+function startAnalyzer(chosen) {
+  const analyzer = new AnalyzerWorker();
+  if (!LATE_ENGINES) {
+    const { settings, workers, build } = chosen;
+    // A failure here is the run's to tell: it then starts engines of its own.
+    analyzer.startEngines({ settings, workers, build, stallMs: STALL_MS }).catch(() => {});
+  }
+  return analyzer;
+}
+
+const settingsKey = (chosen) => JSON.stringify(chosen);
+
+/**
+ * The analyzer worker for a run with settings `chosen`: the one whose engines started
+ * when the PGN was given, if it was made for the same settings, else a new one.
+ */
+function analyzerFor(chosen) {
+  const early = state.early;
+  state.early = null;
+  if (early && early.key === settingsKey(chosen)) return early.analyzer;
+  early?.analyzer.terminate();
+  return startAnalyzer(chosen);
+}
+
+/**
+ * A PGN was given (pasted or typed in the box, or in the page's address), or the
+ * settings changed with one there: the engines start now, for the settings shown, so
+ * that "Analyse" finds them ready. Nothing is imported or analysed before the click.
+ */
+function startEnginesEarly() {
+  if (LATE_ENGINES || state.status === 'running' || state.status === 'loading') return;
+  if (!$('pgn').value.trim()) return;
+  const chosen = readSettings();
+  if (state.early?.key === settingsKey(chosen)) return;
+  state.early?.analyzer.terminate();
+  state.early = { key: settingsKey(chosen), analyzer: startAnalyzer(chosen) };
+}
+
 async function analyse(text) {
   if (state.status === 'running') return;
   clearMessages();
   setStatus('running');
-  const { settings, workers, build } = readSettings();
+  const clicked = performance.now();
+  const chosen = readSettings();
+  const { settings, workers, build } = chosen;
   // The import, the plan and every result run in the analyzer's worker: a file of
-  // thousands of games never blocks the page, which shows the games read so far.
-  const analyzer = new AnalyzerWorker({ onProgress: showImport });
+  // thousands of games never blocks the page, which shows the games read so far. Its
+  // engines are already starting (since the PGN was given, or from now on): they load
+  // while the games are imported, planned and looked up in the cache.
+  const analyzer = analyzerFor(chosen);
+  analyzer.onProgress = showImport;
+  state.analyzer = analyzer;
   const run = ReportStore.newRun();
   // A new analysis starts with a page of summary rows and player panels.
   state.playersShown = PLAYER_PAGE;
@@ -640,7 +693,7 @@ async function analyse(text) {
   let outcome;
   try {
     outcome = await analyzer.analyse(
-      { workers, stallMs: Number(params.get('stall')) || 60000 },
+      { workers, stallMs: STALL_MS },
       {
         onDone: (d, c) => {
           done = d;
@@ -650,6 +703,7 @@ async function analyse(text) {
           // engines), except the first one.
           if (stats.firstMs === null) {
             stats.firstMs = performance.now() - started;
+            stats.clickToFirstMs = performance.now() - clicked;
             progress();
           }
           scheduleRender(analyzer, stats);
@@ -925,7 +979,7 @@ function fromFragment() {
     if (hash.get('auto') === '1') {
       if (embedded) foldInput(true);
       analyse(pgn);
-    }
+    } else startEnginesEarly();
   }
 }
 
@@ -963,6 +1017,9 @@ async function main() {
   $('version').textContent = `version ${version()}`;
   updateCalibrationNote();
   for (const ev of ['input', 'change']) $('settings').addEventListener(ev, () => updateCalibrationNote());
+  // A PGN given in the box, or other settings with one there: its engines start now.
+  $('pgn').addEventListener('input', () => startEnginesEarly());
+  $('settings').addEventListener('change', () => startEnginesEarly());
   state.cache = await JobCache.open();
   state.store = await ReportStore.open();
   state.store.removeStale().catch(() => {});

@@ -89,6 +89,19 @@ export class EnginePool {
     return done;
   }
 
+  /**
+   * Starts the engines now, before the jobs are known (the page is still importing and
+   * planning the games): each loads Stockfish, does its handshake and waits for run().
+   */
+  startEngines() {
+    this.pool.startEngines();
+  }
+
+  /** Stops every worker (a pool started early and not used) and frees the pool. */
+  close() {
+    this.pool.free();
+  }
+
   /** Stops every worker at once; run() resolves with cancelled = true. */
   cancel() {
     this.pool.cancel();

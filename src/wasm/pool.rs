@@ -6,6 +6,11 @@
 //! the whole chunk is done, so nothing is counted twice; its completed positions are
 //! handed out as they come (`onPartial`), identical in the final result.
 //!
+//! The engines may be started before the jobs are known ([`WorkerPool::start_engines`]:
+//! the page starts them while it imports and plans the games, or as soon as a PGN is
+//! given): each does its handshake and waits, and [`WorkerPool::run`] hands them their
+//! jobs; an engine that died while it waited is started again then.
+//!
 //! The transport is web-sys's `Worker` and `MessageEvent`; the deadline is checked on a
 //! gloo-timers `Interval`. The page hears of results, partial results and messages
 //! through the JS functions given to [`WorkerPool::run`], called with no borrow of the
@@ -97,6 +102,8 @@ struct Inner {
     engine_name: Option<String>,
     callbacks: Option<Callbacks>,
     resolve: Option<Function>,
+    /// [`WorkerPool::run`] was called (a pool runs once).
+    ran: bool,
     cancelled: bool,
     watch: Option<Interval>,
     /// Handlers of replaced workers, dropped at the next check (never inside their own
@@ -331,7 +338,10 @@ impl Inner {
         }
         let slot = &self.slots[i];
         if slot.job.is_none() && slot.session.is_idle() {
-            self.next(i, emits);
+            // Started before the run: it waits for `run` to hand it a job.
+            if self.ran {
+                self.next(i, emits);
+            }
         } else {
             self.flush(i, emits);
         }
@@ -507,6 +517,7 @@ impl WorkerPool {
                 engine_name: None,
                 callbacks: None,
                 resolve: None,
+                ran: false,
                 cancelled: false,
                 watch: None,
                 retired: Vec::new(),
@@ -531,9 +542,10 @@ impl WorkerPool {
         let Ok(mut inner) = self.inner.try_borrow_mut() else {
             return Err(JsError::new("the engine pool is busy"));
         };
-        if inner.resolve.is_some() || !inner.slots.is_empty() || inner.cancelled {
+        if inner.ran || inner.cancelled {
             return Err(JsError::new("the engine pool runs once"));
         }
+        inner.ran = true;
         let mut resolve = None;
         let promise = Promise::new(&mut |r, _| resolve = Some(r));
         inner.resolve = resolve;
@@ -552,12 +564,22 @@ impl WorkerPool {
                 inner.finish(emits);
                 return;
             }
-            for _ in 0..n {
+            while inner.slots.len() < n {
                 let slot = inner.new_slot();
                 inner.slots.push(slot);
             }
-            for i in 0..n {
-                inner.start(i, emits);
+            // Engines started early (`start_engines`) take their jobs now; one that died
+            // while it waited starts again; one still in its handshake asks when ready.
+            for i in 0..inner.slots.len() {
+                let slot = &inner.slots[i];
+                if i >= n {
+                    // More engines were started than there are jobs.
+                    inner.retire(i, emits);
+                } else if slot.worker.is_none() {
+                    inner.start(i, emits);
+                } else if slot.job.is_none() && slot.session.is_idle() {
+                    inner.next(i, emits);
+                }
                 if emits.iter().any(|e| matches!(e, Emit::Done)) {
                     return; // no worker could start
                 }
@@ -570,6 +592,32 @@ impl WorkerPool {
             }));
         });
         Ok(promise)
+    }
+
+    /// Starts the engines before the jobs are known: each worker loads Stockfish and does
+    /// its handshake, then waits for [`WorkerPool::run`], which hands out the jobs at
+    /// once. Once, before `run`. No deadline applies while they wait (a worker that dies
+    /// meanwhile is started again by `run`); dropping (freeing) the pool stops them.
+    #[wasm_bindgen(js_name = startEngines)]
+    pub fn start_engines(&self) -> Result<(), JsError> {
+        {
+            let Ok(inner) = self.inner.try_borrow() else {
+                return Err(JsError::new("the engine pool is busy"));
+            };
+            if inner.ran || inner.cancelled || !inner.slots.is_empty() {
+                return Err(JsError::new("the engines are started once, before the run"));
+            }
+        }
+        with(&self.inner, |inner, emits| {
+            for _ in 0..inner.size {
+                let slot = inner.new_slot();
+                inner.slots.push(slot);
+            }
+            for i in 0..inner.size {
+                inner.start(i, emits);
+            }
+        });
+        Ok(())
     }
 
     /// Stops every worker at once; the run resolves with `cancelled: true`.

@@ -408,8 +408,9 @@ test('a worker killed mid-analysis is replaced and its chunk retried', { skip: S
     browser,
     `${site.origin}/${SHALLOW}&workers=1&stall=1500`,
   );
-  await page.fill('#pgn', fixture('legal-trap.pgn'));
+  // The analyzer's worker starts when the PGN is given (its engines with it).
   const analyzer = nextAnalyzerWorker(page);
+  await page.fill('#pgn', fixture('legal-trap.pgn'));
   await page.click('#analyse');
   // Kill in the same turn of the analyzer's worker (where the engines run) that sees the
   // job running (no race with a stall restart).
@@ -436,6 +437,57 @@ test('a worker killed mid-analysis is replaced and its chunk retried', { skip: S
   await context.close();
 });
 
+test('a PGN given in the box starts its engines before Analyse; the run takes them; other settings start others', { skip: SKIP }, async () => {
+  const { context, page, errors } = await openPage(browser, `${site.origin}/${SHALLOW}&workers=1`);
+  let made = 0;
+  page.on('worker', (w) => {
+    if (w.url().includes('analyzer-worker')) made++;
+  });
+  const early = async () =>
+    page.evaluate(async () => {
+      const e = window.fairsight.state.early;
+      return e ? { key: e.key, ...(await e.analyzer.earlyEngines()) } : null;
+    });
+  // Pasted: a worker and its engine start, and Stockfish loads, with no click.
+  await page.fill('#pgn', fixture('legal-trap.pgn'));
+  for (let i = 0; i < 200 && !(await early())?.engineName; i++) await page.waitForTimeout(100);
+  const first = await early();
+  assert.equal(first.started, true);
+  assert.match(first.engineName, /^Stockfish/, 'the engine did its handshake before the click');
+  assert.equal(made, 1);
+  assert.equal(await page.evaluate(() => window.fairsight.state.status), 'idle', 'nothing analysed yet');
+  // Other settings with the PGN there: that worker ends, one for them starts.
+  await page.evaluate(() => {
+    window.__first = window.fairsight.state.early.analyzer;
+  });
+  await page.click('#settings summary');
+  await page.fill('#workers', '2');
+  await page.dispatchEvent('#workers', 'change');
+  const second = await early();
+  assert.notEqual(second.key, first.key);
+  assert.match(second.key, /"workers":2/);
+  for (let i = 0; i < 100 && made < 2; i++) await page.waitForTimeout(50);
+  assert.equal(made, 2);
+  await page.evaluate(() => {
+    window.__second = window.fairsight.state.early.analyzer;
+  });
+  assert.equal(await page.evaluate(() => window.__first !== window.__second), true);
+  // Typing more with the same settings keeps it.
+  await page.type('#pgn', ' ');
+  assert.equal((await early()).key, second.key);
+  // Analyse: the run is that worker's, its engines the ones started, none started again.
+  await page.click('#analyse');
+  await page.waitForFunction(() => document.body.dataset.state === 'done', null, { timeout: 120000 });
+  assert.equal(await page.evaluate(() => window.fairsight.state.analyzer === window.__second), true);
+  assert.equal(await page.evaluate(() => window.fairsight.state.early), null);
+  assert.equal(made, 2, 'no analyzer worker started at the click');
+  // The same report as the CLI's: engines started early change nothing in the numbers.
+  const json = await page.evaluate(() => window.fairsight.state.reportJson);
+  assert.equal(`${json}\n`, cliTrapReport());
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('re-analysis comes from the IndexedDB cache; clearing it forces the engine again', { skip: SKIP }, async () => {
   const { context, page, requests, errors } = await openPage(
     browser,
@@ -448,7 +500,11 @@ test('re-analysis comes from the IndexedDB cache; clearing it forces the engine 
   const second = await analysePgn(page, fixture('legal-trap.pgn'));
   assert.deepEqual(second, first);
   assert.match(await page.textContent('#progress-text'), /7 from cache/);
-  assert.equal(engineLoads(), loads, 'no engine started for cached positions');
+  // No engine searched: the engines start when the PGN is given (app.js), before the
+  // cache is looked up, and are stopped unused when it holds every position.
+  const run = await page.evaluate(() => window.fairsight.state.lastRun);
+  assert.equal(run.positions, 0, 'no position searched');
+  assert.equal(run.engineMs, 0, 'no engine time');
   assert.match(await page.textContent('#cache-info'), /1 analysed chunk cached/);
 
   await page.click('#settings summary');
@@ -457,6 +513,9 @@ test('re-analysis comes from the IndexedDB cache; clearing it forces the engine 
   const third = await analysePgn(page, fixture('legal-trap.pgn'));
   assert.deepEqual(third, first);
   assert.ok(engineLoads() > loads);
+  const again = await page.evaluate(() => window.fairsight.state.lastRun);
+  assert.equal(again.positions, 7, 'every position searched again');
+  assert.ok(again.engineMs > 0);
   assert.deepEqual(errors, []);
   await context.close();
 });

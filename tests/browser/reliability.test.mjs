@@ -62,8 +62,9 @@ async function runWithFault(kind) {
     browser,
     `${site.origin}/?${SETTINGS}&stall=${kind === 'silence' ? STALL_MS : 600000}`,
   );
-  await page.fill('#pgn', fixture('defaults.pgn'));
+  // The analyzer's worker starts when the PGN is given (its engines with it).
   const analyzer = nextAnalyzerWorker(page);
+  await page.fill('#pgn', fixture('defaults.pgn'));
   await page.click('#analyse');
   // In the analyzer's worker, wrap the running pool's onPartial (set synchronously with
   // the pool) as soon as the pool is there: count each job's finished positions, and

@@ -134,6 +134,22 @@ async fn until(mut f: impl FnMut() -> bool) {
     panic!("timed out waiting");
 }
 
+/// Each job's result came once, and together they are every position of the games;
+/// every one of the pool's `slots` workers is stopped.
+fn assert_every_position_once(pool: &WorkerPool, a: &mut Analyzer, heard: &Heard, slots: usize) {
+    let mut done: Vec<usize> = heard.results.iter().map(|(k, _)| *k).collect();
+    done.sort_unstable();
+    assert_eq!(done, vec![0, 1], "each job's result once");
+    for (_, json) in &heard.results {
+        ok(a.add_result_json(json));
+    }
+    assert_eq!(a.done_positions(), 4);
+    assert!(
+        (0..slots).all(|i| pool.slot_worker(i).is_none()),
+        "every worker stopped"
+    );
+}
+
 #[wasm_bindgen_test]
 async fn the_pool_runs_every_job_once_on_several_workers() {
     let mut a = ok(Analyzer::new(GAMES, settings(), None));
@@ -147,22 +163,12 @@ async fn the_pool_runs_every_job_once_on_several_workers() {
     assert_eq!(pool.engine_name().as_deref(), Some("Fake 1"));
     assert_eq!(pool.restarts(), 0);
     let heard = heard.borrow();
-    let mut done: Vec<usize> = heard.results.iter().map(|(k, _)| *k).collect();
-    done.sort_unstable();
-    assert_eq!(done, vec![0, 1], "each job's result once");
     assert!(heard.logs.is_empty(), "{:?}", heard.logs);
     assert!(
         !heard.partials.is_empty(),
         "positions are handed out as they come"
     );
-    for (_, json) in &heard.results {
-        ok(a.add_result_json(json));
-    }
-    assert_eq!(a.done_positions(), 4);
-    assert!(
-        (0..2).all(|i| pool.slot_worker(i).is_none()),
-        "every worker stopped"
-    );
+    assert_every_position_once(&pool, &mut a, &heard, 2);
 }
 
 #[wasm_bindgen_test]
@@ -335,4 +341,76 @@ async fn a_callback_that_throws_is_said_on_the_console_and_the_run_goes_on() {
         heard.borrow().logs.is_empty(),
         "the pool itself saw no failure"
     );
+}
+
+#[wasm_bindgen_test]
+async fn engines_started_before_the_run_take_its_jobs_and_none_is_started_again() {
+    // Engines that take 300 ms to search: the run is still going when looked at.
+    let mut a = ok(Analyzer::new(GAMES, settings(), None));
+    let pool = ok(WorkerPool::new(
+        &fake_engine(300, ""),
+        settings(),
+        2,
+        60000.0,
+    ));
+    ok(pool.start_engines());
+    assert!(pool.start_engines().is_err(), "started once");
+    assert_eq!(pool.slot_count(), 2);
+    // Both do their handshake and wait, with no job.
+    until(|| pool.engine_name().is_some()).await;
+    let early: Vec<JsValue> = (0..2)
+        .map(|i| pool.slot_worker(i).expect("a waiting worker").into())
+        .collect();
+    sleep(100).await;
+    assert!(
+        (0..2).all(|i| pool.slot_job(i).is_none()),
+        "no job before the run"
+    );
+    let heard = Rc::new(RefCell::new(Heard::default()));
+    let cb = callbacks(&heard);
+    let done = run(&pool, &a, &cb);
+    // Each job goes at once to a worker started early, the same Worker objects.
+    let mut given: Vec<Option<usize>> = (0..2).map(|i| pool.slot_job(i)).collect();
+    given.sort_unstable();
+    assert_eq!(given, vec![Some(0), Some(1)]);
+    for (i, w) in early.iter().enumerate() {
+        let now: JsValue = pool.slot_worker(i).expect("running").into();
+        assert!(
+            js_sys::Object::is(&now, w),
+            "worker {i} is the one started early"
+        );
+    }
+    let (failures, cancelled) = outcome(done).await;
+    assert_eq!((failures, cancelled), (vec![], false));
+    assert_eq!(pool.restarts(), 0);
+    let heard = heard.borrow();
+    assert!(heard.logs.is_empty(), "{:?}", heard.logs);
+    assert_every_position_once(&pool, &mut a, &heard, 2);
+}
+
+#[wasm_bindgen_test]
+async fn an_engine_that_died_while_it_waited_is_started_again_by_the_run() {
+    // Three engines started early for two jobs; one dies (an uncaught error) while it
+    // waits, one is more than the jobs need.
+    let mut a = ok(Analyzer::new(GAMES, settings(), None));
+    let pool = ok(WorkerPool::new(&fake_engine(5, ""), settings(), 3, 60000.0));
+    ok(pool.start_engines());
+    until(|| pool.engine_name().is_some()).await;
+    let kill = Function::new_with_args(
+        "w",
+        "w.dispatchEvent(new ErrorEvent('error', { message: 'died while waiting' }));",
+    );
+    let first: JsValue = pool.slot_worker(0).expect("waiting").into();
+    kill.call1(&JsValue::NULL, &first).expect("dispatched");
+    until(|| pool.slot_worker(0).is_none()).await;
+    assert_eq!(pool.restarts(), 1, "counted as a restart");
+    let heard = Rc::new(RefCell::new(Heard::default()));
+    let cb = callbacks(&heard);
+    let done = run(&pool, &a, &cb);
+    let again: JsValue = pool.slot_worker(0).expect("started again").into();
+    assert!(!js_sys::Object::is(&again, &first), "a new worker");
+    let (failures, cancelled) = outcome(done).await;
+    assert_eq!((failures, cancelled), (vec![], false));
+    assert_every_position_once(&pool, &mut a, &heard.borrow(), 3);
+    assert!(pool.start_engines().is_err(), "not after the run");
 }
