@@ -11,6 +11,7 @@
 //     the page's 2-worker speed-up against the CLI's.
 // Usage: node scripts/bench-web.mjs [--depth N] [--lines N] [--nodes N] [--plies N]
 //   [--chunk N] [--nps-rounds N] [--game-rounds N] [--no-nps] [--no-cli] [--trace] [--late]
+//   [--pause MS]
 //   (--game-rounds: the page's 1- and 2-worker runs and the CLI's, in turn, N times; each
 //   round's speed-ups and their ratio printed, the medians the figures)
 //   (--trace: the main thread's tasks while the engines run, from a Chrome trace, by
@@ -18,9 +19,12 @@
 //   in the 2-worker run, then in one more with the engines on the browser's own timers;
 //   the last trace written to target/bench-web-trace.json; the trace's own cost is in
 //   those runs' busy time)
-//   (--late: in each round one more 2-worker run with the engines started once the game
-//   is imported and planned, `?engines=late`, as before they started at the click: the
-//   time from the click to the first analysed move, the two side by side)
+//   (--late: in each round one more 2-worker run whose engines start only after the
+//   click, once the game is imported and planned (`?engines=late`), not when the PGN is
+//   pasted: the time from the click to the first analysed move, the two side by side;
+//   with --pause, the engines of the page's runs load during the pause)
+//   (--pause MS: the page's runs wait MS between pasting the game and pressing Analyse,
+//   as a user does; the engines, started when the PGN is given, load meanwhile)
 // Needs scripts/install.sh, scripts/build-web.sh and cargo build --release first.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -39,6 +43,7 @@ const npsRounds = Math.max(1, opt('--nps-rounds', 3));
 const gameRounds = Math.max(1, opt('--game-rounds', 3));
 const maxPlies = opt('--plies', 80);
 const chunk = opt('--chunk', 0); // 0: the default chunk size
+const pauseMs = opt('--pause', 0);
 const BUILD = 'stockfish-19-lite-single';
 
 const POSITIONS = [
@@ -324,7 +329,7 @@ async function measureNps() {
 /**
  * One run of the game in the page with `workers` engine workers; prints its figures.
  * `timers: 'browser'`: the engines on the browser's own timers; `late`: the engines
- * started once the game is imported and planned (`?engines=late`), not at the click.
+ * started after the click (`?engines=late`), not when the PGN is pasted.
  */
 async function pageRun(game, workers, traced, timers = 'page', late = false) {
   const { page: p, context: c } = await openPage(
@@ -345,6 +350,9 @@ async function pageRun(game, workers, traced, timers = 'page', late = false) {
   const main0 = await taskSeconds();
   const span0 = performance.now();
   await p.fill('#pgn', game.pgn);
+  // A user's pause between pasting the game and pressing Analyse (`--pause`): the
+  // engines start when the PGN is given (www/app.js), unless started late.
+  if (pauseMs) await p.waitForTimeout(pauseMs);
   // The same while the engines run: from the page's `fairsight:engines` event that says
   // they start to the one that says they stopped, each awaited in the page (no polls,
   // which would be tasks of the main thread themselves).
@@ -438,8 +446,8 @@ try {
     // The baseline of the engines' timers, traced too: the pauses the browser's 4 ms
     // clamp leaves between an engine's tasks, against the page's (www/engine-lines.js).
     if (r === 0 && args.includes('--trace')) await pageRun(game, 2, true, 'browser');
-    // The baseline of the engines' start: once the game is imported and planned, as
-    // before they started at the click (www/app.js, `?engines=late`).
+    // The baseline of the engines' start: after the click, once the game is imported
+    // and planned, not when it is pasted (www/app.js, `?engines=late`).
     if (args.includes('--late')) {
       const late = await pageRun(game, 2, false, 'page', true);
       lateFirst.push([rows[1].clickToFirstMs, late.s.clickToFirstMs]);
@@ -458,7 +466,7 @@ try {
   if (lateFirst.length) {
     const r = lateFirst.map(([early, late]) => early / late);
     console.log(
-      `first analysed move from the click, 2 workers, engines started at the click / once the game is planned: ` +
+      `first analysed move from the click, 2 workers, engines started when the PGN is pasted / after the click: ` +
         `${median(r).toFixed(2)} (median of ${r.length}; ${lateFirst.map(([e, l]) => `${(e / 1000).toFixed(2)}/${(l / 1000).toFixed(2)} s`).join(', ')})`,
     );
   }

@@ -557,39 +557,31 @@ function nextFrame() {
 
 // A silent engine is replaced after this long (`?stall=MS`: the tests' shorter one).
 const STALL_MS = Number(params.get('stall')) || 60000;
-// `?engines=late`: a run's engines start once its games are imported, planned and looked
-// up, not before (the benchmark's baseline).
+// `?engines=late`: the engines never start before the click (the benchmark's baseline).
 const LATE_ENGINES = params.get('engines') === 'late';
-
-/** A new analyzer worker whose engines start now, for settings `chosen` (readSettings). */
-function startAnalyzer(chosen) {
-  const analyzer = new AnalyzerWorker();
-  if (!LATE_ENGINES) {
-    const { settings, workers, build } = chosen;
-    // A failure here is the run's to tell: it then starts engines of its own.
-    analyzer.startEngines({ settings, workers, build, stallMs: STALL_MS }).catch(() => {});
-  }
-  return analyzer;
-}
 
 const settingsKey = (chosen) => JSON.stringify(chosen);
 
 /**
- * The analyzer worker for a run with settings `chosen`: the one whose engines started
- * when the PGN was given, if it was made for the same settings, else a new one.
+ * The analyzer worker for a run with settings `chosen` (readSettings): the one whose
+ * engines started when the PGN was given, if it was made for the same settings; else a
+ * new one, whose engines start once the games are imported, planned and looked up in the
+ * cache (started at the click instead, beside the import, they met the first position
+ * later on two cores: the engines' start and the import take the same cores).
  */
 function analyzerFor(chosen) {
   const early = state.early;
   state.early = null;
   if (early && early.key === settingsKey(chosen)) return early.analyzer;
   early?.analyzer.terminate();
-  return startAnalyzer(chosen);
+  return new AnalyzerWorker();
 }
 
 /**
- * A PGN was given (pasted or typed in the box, or in the page's address), or the
- * settings changed with one there: the engines start now, for the settings shown, so
- * that "Analyse" finds them ready. Nothing is imported or analysed before the click.
+ * A PGN was given (typed or pasted in the box, or in the page's address without
+ * `auto`), or the settings changed with one there: its analyzer's worker and engines
+ * start now, for the settings shown, while the user has not pressed Analyse yet, so
+ * that the run finds them ready. Nothing is imported or analysed before the click.
  */
 function startEnginesEarly() {
   if (LATE_ENGINES || state.status === 'running' || state.status === 'loading') return;
@@ -597,7 +589,11 @@ function startEnginesEarly() {
   const chosen = readSettings();
   if (state.early?.key === settingsKey(chosen)) return;
   state.early?.analyzer.terminate();
-  state.early = { key: settingsKey(chosen), analyzer: startAnalyzer(chosen) };
+  const analyzer = new AnalyzerWorker();
+  const { settings, workers, build } = chosen;
+  // A failure here is the run's to tell: it then starts engines of its own.
+  analyzer.startEngines({ settings, workers, build, stallMs: STALL_MS }).catch(() => {});
+  state.early = { key: settingsKey(chosen), analyzer };
 }
 
 async function analyse(text) {
@@ -609,8 +605,7 @@ async function analyse(text) {
   const { settings, workers, build } = chosen;
   // The import, the plan and every result run in the analyzer's worker: a file of
   // thousands of games never blocks the page, which shows the games read so far. Its
-  // engines are already starting (since the PGN was given, or from now on): they load
-  // while the games are imported, planned and looked up in the cache.
+  // engines may be ready already (started when the PGN was typed or pasted).
   const analyzer = analyzerFor(chosen);
   analyzer.onProgress = showImport;
   state.analyzer = analyzer;
