@@ -18,6 +18,9 @@ Deterministic choice of starts and pairings (`--seed`); the moves are not reprod
     pip install chess            # python-chess, to drive the engines
     python3 scripts/selfplay.py --games 150 --out /tmp/selfplay.pgn \
         --book ../shared/data/openings/stockfish-books/8moves_v3.pgn
+    # a later batch of the weaker engines only (games 281-560 of the same sequence, those
+    # whose two levels are at most 2600):
+    python3 scripts/selfplay.py --first 280 --games 280 --max-elo 2600 --out ... --book ...
 """
 
 import argparse
@@ -49,6 +52,13 @@ def main():
     ap.add_argument("--movetime", type=int, default=100, help="ms a move")
     ap.add_argument("--max-plies", type=int, default=100)
     ap.add_argument("--engine", default="/usr/games/stockfish")
+    ap.add_argument(
+        "--max-elo",
+        type=int,
+        default=None,
+        help="play only the planned games whose two levels are at most this (the others are "
+        "skipped, keeping their numbers: the sequence is the same with or without it)",
+    )
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
 
@@ -62,13 +72,15 @@ def main():
         w = rng.choice(LEVELS)
         b = rng.choice([x for x in LEVELS if abs(x - w) <= 400])
         plan.append((start, w, b))
-    plan = plan[a.first:]
+    plan = list(enumerate(plan, start=1))[a.first:]
+    if a.max_elo is not None:
+        plan = [p for p in plan if max(p[1][1], p[1][2]) <= a.max_elo]
 
     engines = [chess.engine.SimpleEngine.popen_uci(a.engine) for _ in range(2)]
     for e in engines:
         e.configure({"Threads": 1, "Hash": 16})
     with open(a.out, "a", encoding="utf-8") as out:
-        for n, (start, w, b) in enumerate(plan, start=a.first + 1):
+        for n, (start, w, b) in plan:
             board = chess.Board()
             for m in book[start]:
                 board.push(m)
