@@ -363,9 +363,9 @@ let early = null;
 
 const ops = {
   /**
-   * Starts `workers` engines of `build` now, before the games are imported and planned:
-   * each loads Stockfish and does its handshake meanwhile, and `analyse` hands them their
-   * jobs. `settings` are the page's (the engines' hash size); the page starts a worker
+   * Starts `workers` engines of `build` now, before the games are imported and planned
+   * (the page: when a PGN is typed or pasted): each loads Stockfish and does its
+   * handshake, and `analyse` hands them their jobs. `settings` are the page's (the engines' hash size); the page starts a worker
    * of its own for other settings.
    */
   async startEngines({ settings, workers, build, stallMs }) {

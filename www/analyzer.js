@@ -67,9 +67,9 @@ export class AnalyzerWorker {
   }
 
   /**
-   * Starts `workers` engines of `build` in the worker now, before `open`: they load and
-   * do their handshake while the games are imported, planned and looked up in the cache,
-   * and `analyse` (with the same workers, build and stall deadline) hands them their jobs.
+   * Starts `workers` engines of `build` in the worker now, before `open` (the page: when
+   * a PGN is typed or pasted, before Analyse): they load and do their handshake, and
+   * `analyse` (with the same workers, build and stall deadline) hands them their jobs.
    * `settings` are the page's (the engines' hash size).
    */
   startEngines({ settings, workers, build, stallMs }) {

@@ -90,8 +90,8 @@ export class EnginePool {
   }
 
   /**
-   * Starts the engines now, before the jobs are known (the page is still importing and
-   * planning the games): each loads Stockfish, does its handshake and waits for run().
+   * Starts the engines now, before the jobs are known (a PGN is given, Analyse not
+   * pressed yet): each loads Stockfish, does its handshake and waits for run().
    */
   startEngines() {
     this.pool.startEngines();

@@ -7,9 +7,9 @@
 //! handed out as they come (`onPartial`), identical in the final result.
 //!
 //! The engines may be started before the jobs are known ([`WorkerPool::start_engines`]:
-//! the page starts them while it imports and plans the games, or as soon as a PGN is
-//! given): each does its handshake and waits, and [`WorkerPool::run`] hands them their
-//! jobs; an engine that died while it waited is started again then.
+//! the page starts them as soon as a PGN is typed or pasted, before Analyse): each does
+//! its handshake and waits, and [`WorkerPool::run`] hands them their jobs; an engine
+//! that died while it waited is started again then.
 //!
 //! The transport is web-sys's `Worker` and `MessageEvent`; the deadline is checked on a
 //! gloo-timers `Interval`. The page hears of results, partial results and messages
