@@ -218,10 +218,14 @@ test('cancel stops every worker at once and keeps what was analysed', { skip: SK
     browser,
     `${site.origin}/?depth=14&lines=4&workers=2&nosw=1`,
   );
-  // The page says when the engines start and stop (scripts/bench-web.mjs waits for it).
+  // The page says when the engines start and stop (scripts/bench-web.mjs waits for it),
+  // and the first game is drawn (its board built) before they start.
   await page.evaluate(() => {
     window.__engines = [];
-    window.addEventListener('fairsight:engines', (e) => window.__engines.push(e.detail.running));
+    window.addEventListener('fairsight:engines', (e) => {
+      window.__engines.push(e.detail.running);
+      if (e.detail.running) window.__boardAtStart = document.querySelector('#game cg-board') !== null;
+    });
   });
   const analyzer = nextAnalyzerWorker(page);
   await page.click('#sample'); // loads the built-in games and starts at once
@@ -247,6 +251,7 @@ test('cancel stops every worker at once and keeps what was analysed', { skip: SK
   const live = await page.evaluate(() => window.fairsight.state.pool);
   assert.equal(live, null);
   assert.deepEqual(await page.evaluate(() => window.__engines), [true, false]);
+  assert.equal(await page.evaluate(() => window.__boardAtStart), true, 'the board was drawn before the engines started');
   const report = JSON.parse(await page.evaluate(() => window.fairsight.state.reportJson));
   const plies = report.games.flatMap((g) => g.plies);
   assert.ok(plies.some((p) => !p.searched && !p.excluded), 'not everything was analysed');
