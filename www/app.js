@@ -622,16 +622,34 @@ async function analyse(text) {
   // A new analysis starts with a page of summary rows and player panels.
   state.playersShown = PLAYER_PAGE;
   state.summaryShown = SUMMARY_PAGE;
-  // The run cannot start (the book, the input or the analyzer's worker failed): why.
+  // Until the engines get their jobs, Cancel ends the analyzer's worker: the import, the
+  // plan and the cache's lookup stop with it, and nothing is analysed.
+  let cancelled = false;
+  state.pool = {
+    cancel: () => {
+      cancelled = true;
+      analyzer.terminate();
+    },
+    killWorker: () => false,
+  };
+  // The run cannot start (the book, the input or the analyzer's worker failed, or it was
+  // cancelled): why.
   const fail = (err) => {
+    state.pool = null;
     analyzer.terminate();
     $('status').classList.add('hidden');
-    message(err.message || String(err));
-    setStatus('idle');
+    if (cancelled) {
+      message('Cancelled before any position was analysed.', 'info');
+      setStatus('cancelled');
+    } else {
+      message(err.message || String(err));
+      setStatus('idle');
+    }
   };
   let plan;
   try {
     const book = await loadBook();
+    if (cancelled) throw new Error('cancelled');
     settings.book = book.label;
     showImport(0);
     plan = await analyzer.open(text, settings, book.bytes, ratingLines(), run);
@@ -642,6 +660,7 @@ async function analyse(text) {
   const { games, total } = plan;
   state.inputGames = { run, count: games.length };
   if (!games.some((g) => !g.error && g.plies > 0)) {
+    state.pool = null;
     analyzer.terminate();
     nothingToAnalyse(text, games);
     return;
@@ -664,7 +683,13 @@ async function analyse(text) {
   // before the engines get their jobs: drawn while two engines loaded or began their
   // first searches, the same drawing took three times its own time on two cores, all of
   // it taken from the engines (README, browser benchmark).
-  await drawn(showView(await analyzer.view(), run));
+  try {
+    await drawn(showView(await analyzer.view(), run));
+    if (cancelled) throw new Error('cancelled');
+  } catch (err) {
+    fail(err);
+    return;
+  }
 
   const started = performance.now();
   const progress = () => {

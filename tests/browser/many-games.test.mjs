@@ -240,6 +240,28 @@ test('a file of 8,000 games is imported in a worker: "Importing: N games" counts
   await context.close();
 });
 
+test('Cancel while a file of 8,000 games is imported stops the import at once; no engine starts', { skip: SKIP }, async () => {
+  const { pgn } = manyGames(8000);
+  const { context, page, requests, errors } = await openPage(browser, `${site.origin}/?depth=1&lines=1&workers=1&nosw=1`);
+  const analyzer = nextAnalyzerWorker(page);
+  await page.setInputFiles('#file', { name: 'season.pgn', mimeType: 'application/x-chess-pgn', buffer: Buffer.from(pgn) });
+  await page.waitForFunction(() => /^Importing: [1-9]/.test(document.querySelector('#progress-text').textContent), null, { polling: 20 });
+  const worker = await analyzer;
+  const closed = new Promise((resolve) => worker.once('close', resolve));
+  const t = Date.now();
+  await page.click('#cancel');
+  await page.waitForFunction(() => document.body.dataset.state === 'cancelled', null, { timeout: 5000 });
+  assert.ok(Date.now() - t < 3000, 'cancel is immediate');
+  await closed; // the analyzer's worker, and the import with it, ended
+  assert.match(await page.textContent('#messages'), /Cancelled before any position was analysed\./);
+  assert.equal(await page.isEnabled('#analyse'), true);
+  assert.equal(await page.isEnabled('#cancel'), false);
+  assert.equal(await page.evaluate(() => window.fairsight.state.pool), null);
+  assert.ok(!requests.some((u) => u.includes('/engine/')), 'no engine was started');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test("a player's scans list the 10 games least likely by chance, not one item a game", { skip: SKIP }, async () => {
   // A CLI report of one game with a stretch for each side, its game repeated 14 times
   // with its stretch's chance varied, opened as a saved report.
