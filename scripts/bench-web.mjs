@@ -11,7 +11,7 @@
 //     the page's 2-worker speed-up against the CLI's.
 // Usage: node scripts/bench-web.mjs [--depth N] [--lines N] [--nodes N] [--plies N]
 //   [--chunk N] [--nps-rounds N] [--game-rounds N] [--no-nps] [--no-cli] [--trace] [--late]
-//   [--pause MS]
+//   [--pause MS] [--draw-beside]
 //   (--game-rounds: the page's 1- and 2-worker runs and the CLI's, in turn, N times; each
 //   round's speed-ups and their ratio printed, the medians the figures)
 //   (--trace: the main thread's tasks while the engines run, from a Chrome trace, by
@@ -25,6 +25,10 @@
 //   with --pause, the engines of the page's runs load during the pause)
 //   (--pause MS: the page's runs wait MS between pasting the game and pressing Analyse,
 //   as a user does; the engines, started when the PGN is given, load meanwhile)
+//   (--draw-beside: in each round one more 2-worker run whose engines get their jobs
+//   without waiting for the report's first drawing (`?draw=beside`), which then takes the
+//   cores beside them: the main thread's share while the engines run and the time from
+//   the click to the first analysed move, the two side by side)
 // Needs scripts/install.sh, scripts/build-web.sh and cargo build --release first.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -331,12 +335,13 @@ async function measureNps() {
  * `timers: 'browser'`: the engines on the browser's own timers; `late`: the engines
  * started after the click (`?engines=late`), not when the PGN is pasted.
  */
-async function pageRun(game, workers, traced, timers = 'page', late = false) {
+async function pageRun(game, workers, traced, timers = 'page', late = false, beside = false) {
   const { page: p, context: c } = await openPage(
     browser,
     `${site.origin}/?nosw=1&depth=${depth}&lines=${lines}&workers=${workers}${chunk ? `&chunk=${chunk}` : ''}` +
       (timers === 'browser' ? '&timers=browser' : '') +
-      (late ? '&engines=late' : ''),
+      (late ? '&engines=late' : '') +
+      (beside ? '&draw=beside' : ''),
   );
   // The page's main thread competes with the workers for the cores: its busy time, from
   // the paste to the end of the run (the import and the last report included), against
@@ -393,7 +398,8 @@ async function pageRun(game, workers, traced, timers = 'page', late = false) {
   const s = await p.evaluate(() => window.fairsight.state.lastRun);
   await c.close();
   console.log(
-    `  ${workers} worker(s)${timers === 'browser' ? " with the browser's timers" : ''}${late ? ', engines started late' : ''}: ` +
+    `  ${workers} worker(s)${timers === 'browser' ? " with the browser's timers" : ''}${late ? ', engines started late' : ''}` +
+      `${beside ? ', the first drawing beside the engines' : ''}: ` +
       `wall ${(s.wallMs / 1000).toFixed(1)} s for ${s.positions} positions, ` +
       `busy ${(s.engineMs / 1000).toFixed(1)} s, efficiency ${(s.engineMs / workers / s.wallMs).toFixed(2)}, ` +
       `first analysed move after ${(s.firstMs / 1000).toFixed(1)} s (${(s.clickToFirstMs / 1000).toFixed(2)} s from the click), ` +
@@ -420,6 +426,7 @@ try {
   const ratios = [];
   const busy = { 1: [], 2: [] };
   const lateFirst = [];
+  const beside = [];
   for (let r = 0; r < gameRounds; r++) {
     // The machine's speed drifts within a run: each round measures the page's pair of
     // runs and the CLI's back to back, the one first that went second in the round before.
@@ -452,6 +459,12 @@ try {
       const late = await pageRun(game, 2, false, 'page', true);
       lateFirst.push([rows[1].clickToFirstMs, late.s.clickToFirstMs]);
     }
+    // The baseline of the first drawing: beside the engines' first jobs, not before them
+    // (www/app.js, `?draw=beside`).
+    if (args.includes('--draw-beside')) {
+      const b = await pageRun(game, 2, false, 'page', false, true);
+      beside.push({ first: [rows[1].clickToFirstMs, b.s.clickToFirstMs], busy: [busy[2].at(-1), b.poolBusy / b.poolSpan] });
+    }
     const pageSpeedUp = rows[0].wallMs / rows[1].wallMs;
     pageSpeedUps.push(pageSpeedUp);
     console.log(`  page speed-up 2 vs 1 worker: ${pageSpeedUp.toFixed(2)}`);
@@ -468,6 +481,14 @@ try {
     console.log(
       `first analysed move from the click, 2 workers, engines started when the PGN is pasted / after the click: ` +
         `${median(r).toFixed(2)} (median of ${r.length}; ${lateFirst.map(([e, l]) => `${(e / 1000).toFixed(2)}/${(l / 1000).toFixed(2)} s`).join(', ')})`,
+    );
+  }
+  if (beside.length) {
+    console.log(
+      `the first drawing before the engines' jobs / beside them, 2 workers: main thread busy while the engines run ` +
+        `${beside.map(({ busy: [a, b] }) => `${(100 * a).toFixed(1)}%/${(100 * b).toFixed(1)}%`).join(', ')}; ` +
+        `first analysed move from the click ${median(beside.map(({ first: [a, b] }) => a / b)).toFixed(2)} ` +
+        `(median of ${beside.length}; ${beside.map(({ first: [a, b] }) => `${(a / 1000).toFixed(2)}/${(b / 1000).toFixed(2)} s`).join(', ')})`,
     );
   }
   console.log(`main thread busy while the engines run: 2 workers ${pct(busy[2])}; 1 worker ${pct(busy[1])}`);

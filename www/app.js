@@ -568,6 +568,9 @@ function drawn(drawing) {
 const STALL_MS = Number(params.get('stall')) || 60000;
 // `?engines=late`: the engines never start before the click (the benchmark's baseline).
 const LATE_ENGINES = params.get('engines') === 'late';
+// `?draw=beside`: the engines get their jobs without waiting for the report's first
+// drawing, which then takes the cores beside them (the benchmark's baseline).
+const DRAW_BESIDE = params.get('draw') === 'beside';
 
 const settingsKey = (chosen) => JSON.stringify(chosen);
 
@@ -684,7 +687,8 @@ async function analyse(text) {
   // first searches, the same drawing took three times its own time on two cores, all of
   // it taken from the engines (README, browser benchmark).
   try {
-    await drawn(showView(await analyzer.view(), run));
+    const drawing = showView(await analyzer.view(), run);
+    if (!DRAW_BESIDE) await drawn(drawing);
     if (cancelled) throw new Error('cancelled');
   } catch (err) {
     fail(err);
