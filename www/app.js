@@ -684,8 +684,8 @@ async function analyse(text) {
   let cached = done;
   // The report is drawn (its first game read from the store, laid out and painted)
   // before the engines get their jobs: drawn while two engines loaded or began their
-  // first searches, the same drawing took three times its own time on two cores, all of
-  // it taken from the engines (README, browser benchmark).
+  // first searches, the same drawing took several times its CPU time on two cores, all
+  // of it taken from the engines (README, browser benchmark, `--draw-beside`).
   try {
     const drawing = showView(await analyzer.view(), run);
     if (!DRAW_BESIDE) await drawn(drawing);
