@@ -333,7 +333,9 @@ async function measureNps() {
 /**
  * One run of the game in the page with `workers` engine workers; prints its figures.
  * `timers: 'browser'`: the engines on the browser's own timers; `late`: the engines
- * started after the click (`?engines=late`), not when the PGN is pasted.
+ * started after the click (`?engines=late`), not when the PGN is pasted; `beside`: the
+ * engines given their jobs without waiting for the report's first drawing
+ * (`?draw=beside`).
  */
 async function pageRun(game, workers, traced, timers = 'page', late = false, beside = false) {
   const { page: p, context: c } = await openPage(
