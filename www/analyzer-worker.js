@@ -365,8 +365,8 @@ const ops = {
   /**
    * Starts `workers` engines of `build` now, before the games are imported and planned
    * (the page: when a PGN is typed or pasted): each loads Stockfish and does its
-   * handshake, and `analyse` hands them their jobs. `settings` are the page's (the engines' hash size); the page starts a worker
-   * of its own for other settings.
+   * handshake, and `analyse` hands them their jobs. `settings` are the page's (the
+   * engines' hash size); the page starts a worker of its own for other settings.
    */
   async startEngines({ settings, workers, build, stallMs }) {
     await ready;
