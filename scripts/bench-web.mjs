@@ -8,10 +8,15 @@
 //     the time to the first analysed move, and the page's main-thread busy time (its
 //     share of the wall time);
 //  3. the same game through the CLI with 1 and 2 node engine processes (the same build):
-//     the page's 2-worker speed-up against the CLI's.
+//     the page's 2-worker speed-up against the CLI's, and the two wall times against
+//     each other;
+//  4. with each run, the CPU time (from /proc) of the engines' search and of everything
+//     else the page or the CLI spends (the browser's processes and threads, the CLI and
+//     its engines' runtimes), which unlike wall time does not move with the machine's
+//     load.
 // Usage: node scripts/bench-web.mjs [--depth N] [--lines N] [--nodes N] [--plies N]
 //   [--chunk N] [--nps-rounds N] [--game-rounds N] [--no-nps] [--no-cli] [--trace] [--late]
-//   [--pause MS] [--draw-beside]
+//   [--pause MS] [--draw-beside] [--baseline DIR]
 //   (--game-rounds: the page's 1- and 2-worker runs and the CLI's, in turn, N times; each
 //   round's speed-ups and their ratio printed, the medians the figures)
 //   (--trace: the main thread's tasks while the engines run, from a Chrome trace, by
@@ -29,6 +34,12 @@
 //   without waiting for the report's first drawing (`?draw=beside`), which then takes the
 //   cores beside them: the main thread's share while the engines run and the time from
 //   the click to the first analysed move, the two side by side)
+//   (--baseline DIR: another checkout of the page, built there with its own
+//   scripts/build-web.sh and served by its own scripts/serve.mjs beside this one, e.g.
+//   the page as it was when issue 15 was filed: in each round one more 2-worker run of
+//   each page, in turn, closed at the first analysed move: the time from the click to the
+//   progress bar's first position, seen the same way from outside in both; with --pause,
+//   both pages wait as long between the paste and the click)
 // Needs scripts/install.sh, scripts/build-web.sh and cargo build --release first.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -49,6 +60,7 @@ const maxPlies = opt('--plies', 80);
 const chunk = opt('--chunk', 0); // 0: the default chunk size
 const pauseMs = opt('--pause', 0);
 const BUILD = 'stockfish-19-lite-single';
+const baselineDir = args.includes('--baseline') ? path.resolve(args[args.indexOf('--baseline') + 1]) : null;
 
 const POSITIONS = [
   'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1',
@@ -164,19 +176,133 @@ async function browserNps(page, timers = 'page') {
 }
 
 /** Wall ms of `fairsight analyze` on `pgn` with `jobs` engines (the release build if any). */
-function cliRun(pgn, jobs) {
+async function cliRun(pgn, jobs) {
   const built = ['release', 'debug'].map((p) => path.join(root, 'target', p, 'fairsight')).find((b) => fs.existsSync(b));
   if (!built) throw new Error('target/release/fairsight missing: run cargo build --release');
   const dir = fs.mkdtempSync(path.join(root, 'target', 'bench-web-'));
   const file = path.join(dir, 'game.pgn');
   fs.writeFileSync(file, pgn);
   const flags = ['--depth', String(depth), '--multipv', String(lines), '--jobs', String(jobs), ...(chunk ? ['--chunk', String(chunk)] : [])];
+  const cpu = cpuSampler();
   const t = performance.now();
-  execFileSync(built, ['analyze', file, '--quiet', '--json', path.join(dir, 'out.json'), ...flags], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(built, ['analyze', file, '--quiet', '--json', path.join(dir, 'out.json'), ...flags], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  const code = await new Promise((resolve) => child.on('exit', resolve));
   const ms = performance.now() - t;
+  const used = cpu.stop();
+  if (code !== 0) throw new Error(`fairsight analyze exited with ${code}`);
   fs.rmSync(dir, { recursive: true });
-  return ms;
+  return { ms, cpu: splitCpu(used, jobs) };
 }
+
+/**
+ * CPU seconds of every thread of every process this one started (the browser's, the
+ * CLI's and their engines; not this process), from /proc, read every 100 ms while it
+ * runs so that threads which end between two reads keep their last figure (`stop()`
+ * gives, per thread, what it used since the sampler started). CPU time, unlike wall
+ * time, does not change with the machine's load: it says what the page and the CLI
+ * spend besides the engines' search.
+ */
+function cpuSampler() {
+  const tick = 100; // getconf CLK_TCK on Linux
+  const read = () => {
+    const parent = new Map();
+    for (const d of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(d)) continue;
+      try {
+        const st = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+        parent.set(Number(d), Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]));
+      } catch {
+        // gone since the listing
+      }
+    }
+    const ours = (pid) => {
+      for (let p = parent.get(pid), i = 0; p && i < 32; p = parent.get(p), i++) if (p === process.pid) return true;
+      return false;
+    };
+    const now = new Map();
+    for (const pid of parent.keys()) {
+      if (!ours(pid)) continue;
+      let tids = [];
+      try {
+        tids = fs.readdirSync(`/proc/${pid}/task`);
+      } catch {
+        continue;
+      }
+      // The process's kind: Chromium's `--type=` (renderer, gpu-process, utility, ...) or
+      // the program's name (the browser's own process, node, fairsight).
+      let proc = '';
+      try {
+        const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        proc = cmd.match(/--type=([\w-]+)/)?.[1] ?? path.basename(cmd.split(/[\0 ]/)[0]);
+      } catch {
+        // gone
+      }
+      for (const tid of tids) {
+        try {
+          const st = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+          const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+          const name = st.slice(st.indexOf('(') + 1, st.lastIndexOf(')'));
+          now.set(`${pid}:${tid}`, { name, proc, cpu: (Number(f[11]) + Number(f[12])) / tick });
+        } catch {
+          // gone
+        }
+      }
+    }
+    return now;
+  };
+  const own0 = process.cpuUsage();
+  const start = read();
+  const last = new Map(start);
+  const timer = setInterval(() => {
+    for (const [k, v] of read()) last.set(k, v);
+  }, 250);
+  let own = own0;
+  /** Each thread's CPU since `from` (a `mark()`; the sampler's start without one). */
+  const since = (from = { threads: start, own: own0 }) => {
+    for (const [k, v] of read()) last.set(k, v);
+    const used = process.cpuUsage(from.own);
+    const threads = [...last].map(([k, v]) => ({ key: k, ...v, cpu: v.cpu - (from.threads.get(k)?.cpu ?? 0) })).filter((t) => t.cpu > 0);
+    threads.bench = (used.user + used.system) / 1e6;
+    return threads;
+  };
+  return {
+    /** Now, to measure a span from. */
+    mark() {
+      for (const [k, v] of read()) last.set(k, v);
+      own = process.cpuUsage();
+      return { threads: new Map(last), own };
+    },
+    since,
+    stop(from) {
+      const threads = since(from);
+      clearInterval(timer);
+      return threads;
+    },
+  };
+}
+
+/**
+ * Threads' CPU split into the engines' search (the `engines` busiest threads: the
+ * engines' Web Workers in the page, their node processes' main threads in the CLI) and
+ * everything else (the browser's or the CLI's own work, the engines' runtimes' other
+ * threads), with the largest of the rest by name.
+ */
+function splitCpu(threads, engines) {
+  const byCpu = [...threads].sort((a, b) => b.cpu - a.cpu);
+  const search = sum(byCpu.slice(0, engines).map((t) => t.cpu));
+  const rest = byCpu.slice(engines);
+  const named = new Map();
+  for (const t of rest) {
+    const k = `${t.proc}/${t.name}`;
+    named.set(k, (named.get(k) || 0) + t.cpu);
+  }
+  const top = [...named].sort((a, b) => b[1] - a[1]).slice(0, 5);
+  return { search, rest: sum(rest.map((t) => t.cpu)), top, bench: threads.bench };
+}
+
+const cpuText = ({ search, rest, top, bench }) =>
+  `CPU: engines' search ${search.toFixed(1)} s, the rest ${rest.toFixed(2)} s (${((100 * rest) / search).toFixed(1)}% of the search; ` +
+  `${top.map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}); this script ${bench.toFixed(2)} s`;
 
 /** Starts a Chrome trace of the page; the function returned ends it and gives its events. */
 async function startTrace(cdp) {
@@ -380,12 +506,15 @@ async function pageRun(game, workers, traced, timers = 'page', late = false, bes
   // in the book), the engines stop as soon as they start.
   const started = engines(true);
   const stopped = engines(false);
+  const cpu = cpuSampler();
   await p.click('#analyse');
   await started;
+  const cpu0 = cpu.mark();
   const trace = traced ? await startTrace(cdp) : null;
   const pool0 = [await taskSeconds(), performance.now()];
   await stopped;
   const pool1 = [await taskSeconds(), performance.now()];
+  const whileRunning = splitCpu(cpu.since(cpu0), workers);
   if (trace) {
     const events = await trace();
     // The whole trace, for a closer look (chrome://tracing or Perfetto opens it).
@@ -393,6 +522,7 @@ async function pageRun(game, workers, traced, timers = 'page', late = false, bes
     printTrace(events);
   }
   await p.waitForFunction(() => window.fairsight.state.runs > 0, null, { timeout: 0, polling: 500 });
+  const used = splitCpu(cpu.stop(), workers);
   const mainBusy = (await taskSeconds()) - main0;
   const span = (performance.now() - span0) / 1000;
   const poolBusy = pool1[0] - pool0[0];
@@ -405,14 +535,46 @@ async function pageRun(game, workers, traced, timers = 'page', late = false, bes
       `wall ${(s.wallMs / 1000).toFixed(1)} s for ${s.positions} positions, ` +
       `busy ${(s.engineMs / 1000).toFixed(1)} s, efficiency ${(s.engineMs / workers / s.wallMs).toFixed(2)}, ` +
       `first analysed move after ${(s.firstMs / 1000).toFixed(1)} s (${(s.clickToFirstMs / 1000).toFixed(2)} s from the click), ` +
+      `the report after the last result ${s.tailMs === undefined ? '-' : Math.round(s.tailMs)} ms, ` +
+      (s.steps ? `steps from the click ${s.steps.map(([k, ms]) => `${k} ${ms}`).join(', ')} ms, ` : '') +
+      (s.analyzer?.views ? `the core's views ${s.analyzer.views.map(([ms]) => ms).join(', ')} ms, ` : '') +
       `main thread busy ${mainBusy.toFixed(2)} s of ${span.toFixed(1)} s (${((100 * mainBusy) / span).toFixed(1)}%), ` +
       `${poolBusy.toFixed(2)} s of the engines' ${poolSpan.toFixed(1)} s (${((100 * poolBusy) / poolSpan).toFixed(1)}%)` +
       (s.renders ? `, ${s.renders.length} live report renders (${s.renders.join(', ')} ms)` : ''),
   );
-  return { s, poolBusy, poolSpan };
+  console.log(`    whole run: ${cpuText(used)}`);
+  console.log(`    while the engines run: ${cpuText(whileRunning)}`);
+  return { s, poolBusy, poolSpan, cpu: whileRunning };
+}
+
+/**
+ * From the click on Analyse to the first analysed position on the progress bar, with two
+ * workers, in the page at `origin` (this one or the baseline's), seen from outside: the
+ * bar polled every 20 ms, the same in both pages. The page is closed at once after it,
+ * which ends its workers.
+ */
+async function firstMoveRun(origin, game) {
+  const { page: p, context: c } = await openPage(browser, `${origin}/?nosw=1&depth=${depth}&lines=${lines}&workers=2`);
+  await p.fill('#pgn', game.pgn);
+  // A user's pause between pasting and pressing Analyse (`--pause`), the same in both.
+  if (pauseMs) await p.waitForTimeout(pauseMs);
+  const t = performance.now();
+  await p.click('#analyse');
+  await p.waitForFunction(() => Number(document.getElementById('bar')?.value) > 0, null, { timeout: 0, polling: 20 });
+  const ms = performance.now() - t;
+  await c.close();
+  return ms;
 }
 
 const site = await startServer();
+// The baseline's page, served by its own server module (whose root is its checkout).
+const baseSite = baselineDir
+  ? await (async () => {
+      const { serve } = await import(path.join(baselineDir, 'scripts', 'serve.mjs'));
+      const server = await serve({ port: 0 });
+      return { origin: `http://127.0.0.1:${server.address().port}`, close: () => server.close() };
+    })()
+  : null;
 const browser = await launch();
 try {
   if (args.includes('--no-nps')) console.log('nps: skipped (--no-nps)');
@@ -426,31 +588,44 @@ try {
   const pageSpeedUps = [];
   const cliSpeedUps = [];
   const ratios = [];
+  const walls = [];
   const busy = { 1: [], 2: [] };
   const lateFirst = [];
   const beside = [];
+  const baseFirst = [];
+  // The CPU spent besides the engines' search, as a share of it, with two engines: the
+  // page's while its engines run, the CLI's whole run (its own work before and after is
+  // small: so this is the most the CLI can spend while its engines run).
+  const rest = { page: [], cli: [] };
   for (let r = 0; r < gameRounds; r++) {
     // The machine's speed drifts within a run: each round measures the page's pair of
     // runs and the CLI's back to back, the one first that went second in the round before.
     const pageFirst = r % 2 === 0;
     let cliSpeedUp = null;
-    const cli = () => {
+    let cliWalls = null;
+    const cli = async () => {
       if (args.includes('--no-cli')) return;
       // The same game and settings through the CLI's pool: node engine processes of the
       // same build (the CLI's default engine), 1 then 2 of them.
-      const cliWall = [1, 2].map((jobs) => cliRun(game.pgn, jobs));
+      const runs = [];
+      for (const jobs of [1, 2]) runs.push(await cliRun(game.pgn, jobs));
+      const cliWall = runs.map((c) => c.ms);
       cliSpeedUp = cliWall[0] / cliWall[1];
+      cliWalls = cliWall;
       console.log(
         `  cli (node engines): 1 process ${(cliWall[0] / 1000).toFixed(1)} s, 2 processes ${(cliWall[1] / 1000).toFixed(1)} s, ` +
           `speed-up ${cliSpeedUp.toFixed(2)}`,
       );
+      runs.forEach((c, k) => console.log(`    ${k + 1} process(es): ${cpuText(c.cpu)}`));
+      rest.cli.push(runs[1].cpu.rest / runs[1].cpu.search);
     };
-    if (!pageFirst) cli();
+    if (!pageFirst) await cli();
     const rows = [];
     for (const workers of [1, 2]) {
       const run = await pageRun(game, workers, r === 0 && args.includes('--trace') && workers === 2);
       rows.push(run.s);
       busy[workers].push(run.poolBusy / run.poolSpan);
+      if (workers === 2) rest.page.push(run.cpu.rest / run.cpu.search);
     }
     // The baseline of the engines' timers, traced too: the pauses the browser's 4 ms
     // clamp leaves between an engine's tasks, against the page's (www/engine-lines.js).
@@ -467,13 +642,27 @@ try {
       const b = await pageRun(game, 2, false, 'page', false, true);
       beside.push({ first: [rows[1].clickToFirstMs, b.s.clickToFirstMs], busy: [busy[2].at(-1), b.poolBusy / b.poolSpan] });
     }
+    // The baseline's page and this one, the first analysed move seen from outside, in turn.
+    if (baseSite) {
+      const order = r % 2 === 0 ? [site, baseSite] : [baseSite, site];
+      const ms = new Map();
+      for (const o of order) ms.set(o, await firstMoveRun(o.origin, game));
+      baseFirst.push([ms.get(site), ms.get(baseSite)]);
+      console.log(
+        `  first analysed position on the bar from the click, 2 workers: this page ${(ms.get(site) / 1000).toFixed(2)} s, ` +
+          `the baseline's ${(ms.get(baseSite) / 1000).toFixed(2)} s`,
+      );
+    }
     const pageSpeedUp = rows[0].wallMs / rows[1].wallMs;
     pageSpeedUps.push(pageSpeedUp);
     console.log(`  page speed-up 2 vs 1 worker: ${pageSpeedUp.toFixed(2)}`);
-    if (pageFirst) cli();
+    if (pageFirst) await cli();
     if (cliSpeedUp !== null) {
       cliSpeedUps.push(cliSpeedUp);
       ratios.push(pageSpeedUp / cliSpeedUp);
+      // Wall time for the game, the page's against the CLI's, with one engine and with
+      // two: a page whose one worker is the faster has the lower speed-up for it.
+      walls.push([rows[0].wallMs / cliWalls[0], rows[1].wallMs / cliWalls[1]]);
       console.log(`round ${r + 1}: page speed-up / cli speed-up ${(pageSpeedUp / cliSpeedUp).toFixed(2)}`);
     }
   }
@@ -493,13 +682,31 @@ try {
         `(median of ${beside.length}; ${beside.map(({ first: [a, b] }) => `${(a / 1000).toFixed(2)}/${(b / 1000).toFixed(2)} s`).join(', ')})`,
     );
   }
+  if (baseFirst.length) {
+    const size = (dir) => fs.statSync(path.join(dir, 'www', 'pkg', 'fairsight_bg.wasm')).size.toLocaleString('en');
+    console.log(`core wasm: this page ${size(root)} bytes, the baseline's ${size(baselineDir)}`);
+    const r = baseFirst.map(([a, b]) => a / b);
+    console.log(
+      `first analysed position on the bar from the click, 2 workers, this page / the baseline's (${baselineDir}): ` +
+        `${median(r).toFixed(2)} (median of ${r.length}; ${baseFirst.map(([a, b]) => `${(a / 1000).toFixed(2)}/${(b / 1000).toFixed(2)} s`).join(', ')})`,
+    );
+  }
   console.log(`main thread busy while the engines run: 2 workers ${pct(busy[2])}; 1 worker ${pct(busy[1])}`);
+  console.log(
+    `CPU besides the engines' search, share of it, 2 engines: page while the engines run ${pct(rest.page)}` +
+      (rest.cli.length ? `; cli, whole run ${pct(rest.cli)}` : ''),
+  );
   console.log(`page speed-up 2 vs 1 worker: ${median(pageSpeedUps).toFixed(2)} (median of ${gameRounds}; ${pageSpeedUps.map((x) => x.toFixed(2)).join(', ')})`);
   if (ratios.length) {
     console.log(`cli speed-up: ${median(cliSpeedUps).toFixed(2)} (${cliSpeedUps.map((x) => x.toFixed(2)).join(', ')})`);
     console.log(`page speed-up / cli speed-up: ${median(ratios).toFixed(2)} (median of ${ratios.length}; ${ratios.map((x) => x.toFixed(2)).join(', ')})`);
+    for (const [k, name] of [[0, '1 worker / 1 process'], [1, '2 workers / 2 processes']]) {
+      const xs = walls.map((w) => w[k]);
+      console.log(`wall time for the game, page / cli, ${name}: ${median(xs).toFixed(2)} (median of ${xs.length}; ${xs.map((x) => x.toFixed(2)).join(', ')})`);
+    }
   } else console.log('cli: skipped (--no-cli)');
 } finally {
   await browser.close();
   site.close();
+  baseSite?.close();
 }

@@ -649,13 +649,18 @@ async function analyse(text) {
       setStatus('idle');
     }
   };
+  // When each step before the engines' jobs ended, from the click (the benchmark's).
+  const steps = [];
+  const step = (name) => steps.push([name, Math.round(performance.now() - clicked)]);
   let plan;
   try {
     const book = await loadBook();
+    step('book');
     if (cancelled) throw new Error('cancelled');
     settings.book = book.label;
     showImport(0);
     plan = await analyzer.open(text, settings, book.bytes, ratingLines(), run);
+    step('import');
   } catch (err) {
     fail(err);
     return;
@@ -676,6 +681,7 @@ async function analyse(text) {
   let done; // positions done, as the analyzer last said
   try {
     ({ done } = await analyzer.lookUp(build));
+    step('cache');
   } catch (err) {
     fail(err);
     return;
@@ -687,8 +693,11 @@ async function analyse(text) {
   // first searches, the same drawing took several times its CPU time on two cores, all
   // of it taken from the engines (README, browser benchmark, `--draw-beside`).
   try {
-    const drawing = showView(await analyzer.view(), run);
+    const view = await analyzer.view();
+    step('view');
+    const drawing = showView(view, run);
     if (!DRAW_BESIDE) await drawn(drawing);
+    step('drawn');
     if (cancelled) throw new Error('cancelled');
   } catch (err) {
     fail(err);
@@ -726,7 +735,7 @@ async function analyse(text) {
     state.pool = null;
     enginesRunning(false);
   };
-  const stats = { workers, build, positions: total - cached, engineMs: 0, firstMs: null, renders: [] };
+  const stats = { workers, build, positions: total - cached, engineMs: 0, firstMs: null, renders: [], steps };
   let outcome;
   try {
     outcome = await analyzer.analyse(
@@ -761,10 +770,14 @@ async function analyse(text) {
   stats.positions = total - cached;
   stats.engineMs = outcome.engineMs;
   stopped();
+  const ended = performance.now();
   // Asked after every result was added (the worker answers in order): the whole report,
   // its games stored.
   const view = await analyzer.view();
   stats.analyzer = await analyzer.usage().catch(() => null);
+  // The run's tail after its last result (the benchmark's figure): the same with one
+  // engine or two, it is the part of the wall time the second engine cannot shorten.
+  stats.tailMs = performance.now() - ended;
   analyzer.terminate();
   for (const f of outcome.failures) {
     message(
