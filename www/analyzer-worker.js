@@ -358,6 +358,25 @@ async function runPool({ workers, stallMs }) {
   };
 }
 
+/**
+ * Makes the report of a one-move game once, while the engines load: V8 compiles each of
+ * the core's functions the first time it runs, so the run's first view paid for compiling
+ * the report's code, on the two cores the engines were loading on, before the engines
+ * could get their jobs (README, browser benchmark). A warm-up only: it may fail unseen.
+ */
+function warmUp(settings) {
+  try {
+    const a = new Analyzer('1. e4 *', settings, undefined);
+    try {
+      a.reportParts(false, 1);
+    } finally {
+      a.free();
+    }
+  } catch {
+    // The run's first view compiles the code instead.
+  }
+}
+
 // Engines started before the plan (`startEngines`): `{pool, workers, build, stallMs}`.
 let early = null;
 
@@ -374,6 +393,7 @@ const ops = {
     const p = new EnginePool({ WorkerPool, settings, workers, build, stallMs, timers: TIMERS });
     p.startEngines();
     early = { pool: p, workers, build, stallMs };
+    warmUp(settings);
   },
   /** Imports the PGN with progress, applies the ratings, and returns the plan. */
   async open({ pgn, settings, book, ratings, run: id }) {
