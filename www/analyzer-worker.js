@@ -368,7 +368,7 @@ function warmUp(settings) {
   try {
     const a = new Analyzer('1. e4 *', settings, undefined);
     try {
-      a.reportParts(false, 1);
+      warmedUp = a.reportParts(false, 1).changed.length === 1;
     } finally {
       a.free();
     }
@@ -376,6 +376,8 @@ function warmUp(settings) {
     // The run's first view compiles the code instead.
   }
 }
+// Whether warmUp made its report (for the page's tests: it fails unseen otherwise).
+let warmedUp = false;
 
 // Engines started before the plan (`startEngines`): `{pool, workers, build, stallMs}`.
 let early = null;
@@ -511,9 +513,10 @@ const ops = {
   },
   /**
    * The engines started early (`startEngines`) and not yet running a job: `{started,
-   * engineName}` (the name once one has done its handshake; tests).
+   * engineName, warmedUp}` (the name once one has done its handshake; whether warmUp
+   * made its report; tests).
    */
-  earlyEngines: () => ({ started: early !== null, engineName: early?.pool.engineName ?? null }),
+  earlyEngines: () => ({ started: early !== null, engineName: early?.pool.engineName ?? null, warmedUp }),
   /** Terminates engine worker `i` without telling the pool (as if it hung). */
   killWorker: ({ i }) => pool?.killWorker(i) ?? false,
   /** The report so far as JSON (a file analysed in segments: as stored). */

@@ -459,6 +459,9 @@ test('a PGN given in the box starts its engines before Analyse; the run takes th
   const first = await early();
   assert.equal(first.started, true);
   assert.match(first.engineName, /^Stockfish/, 'the engine did its handshake before the click');
+  // While its engine loaded, the worker made a one-move game's report (the core's report
+  // code compiled before the run's first view needs it).
+  assert.equal(first.warmedUp, true, "the core's report code warmed up");
   assert.equal(made, 1);
   assert.equal(await page.evaluate(() => window.fairsight.state.status), 'idle', 'nothing analysed yet');
   // Other settings with the PGN there: that worker ends, one for them starts.
