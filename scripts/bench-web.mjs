@@ -43,7 +43,7 @@
 // Needs scripts/install.sh, scripts/build-web.sh and cargo build --release first.
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { launch, openPage, root, startServer } from '../tests/browser/harness.mjs';
 
 const args = process.argv.slice(2);
@@ -196,9 +196,10 @@ async function cliRun(pgn, jobs) {
 
 /**
  * CPU seconds of every thread of every process this one started (the browser's, the
- * CLI's and their engines; not this process), from /proc, read every 100 ms while it
- * runs so that threads which end between two reads keep their last figure (`stop()`
- * gives, per thread, what it used since the sampler started). CPU time, unlike wall
+ * CLI's and their engines; not this process), from /proc, read four times a second
+ * while it runs so that threads which end between two reads keep their last figure
+ * (`stop()` gives, per thread, what it used since the sampler started; `bench`, this
+ * script's own CPU meanwhile, the reads' cost). CPU time, unlike wall
  * time, does not change with the machine's load: it says what the page and the CLI
  * spend besides the engines' search.
  */
@@ -256,7 +257,6 @@ function cpuSampler() {
   const timer = setInterval(() => {
     for (const [k, v] of read()) last.set(k, v);
   }, 250);
-  let own = own0;
   /** Each thread's CPU since `from` (a `mark()`; the sampler's start without one). */
   const since = (from = { threads: start, own: own0 }) => {
     for (const [k, v] of read()) last.set(k, v);
@@ -269,8 +269,7 @@ function cpuSampler() {
     /** Now, to measure a span from. */
     mark() {
       for (const [k, v] of read()) last.set(k, v);
-      own = process.cpuUsage();
-      return { threads: new Map(last), own };
+      return { threads: new Map(last), own: process.cpuUsage() };
     },
     since,
     stop(from) {
