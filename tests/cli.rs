@@ -1659,6 +1659,189 @@ fn chess960_and_fen_start_games_go_through_debian_stockfish() {
 }
 
 #[test]
+fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
+    // The depth study's default-setting folder: 18 clean human train games and 2
+    // validation ones. Fitted on this very manifest, the model has seen the train games:
+    // only the validation sides are unseen, fewer than the 200 a kind of input needs.
+    let d14 = "corpus/depth/d14";
+    let fitted = format!("{d14}/manifest.json");
+    let out_model = tmp("thresholds-model.json");
+    let run_with = |fitted: &str, min: &str, more: &[&str]| {
+        let mut args = vec![
+            "assess",
+            "thresholds",
+            "--corpus",
+            d14,
+            "--fitted-manifest",
+            fitted,
+            "--min-sides",
+            min,
+            "--out",
+            out_model.to_str().unwrap(),
+        ];
+        args.extend_from_slice(more);
+        fairsight(&args)
+    };
+    let run = |fitted: &str, min: &str| run_with(fitted, min, &[]);
+    let out = run(&fitted, "200");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let shipped: Value =
+        serde_json::from_str(&std::fs::read_to_string("models/assessment.json").unwrap()).unwrap();
+    // Its thresholds are the shipped model's.
+    let kept_model = read_json(&out_model);
+    assert_eq!(
+        kept_model["variants"],
+        shipped["variants"],
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        kept_model["source"]
+            .as_str()
+            .unwrap()
+            .ends_with("a 40-game corpus: a side's from the clean sides it did not see (too few: kept), a player's kept (never below a side's)"),
+        "{}",
+        kept_model["source"]
+    );
+    let kept = stderr(&out);
+    assert!(
+        kept.contains("rated, no clocks: 4 unseen clean sides, fewer than 200: thresholds kept"),
+        "{kept}"
+    );
+    // With a lower bar the same 4 validation sides set the thresholds: the 33 train sides
+    // the model has seen are left out.
+    let out = run(&fitted, "4");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("rated, no clocks: 4 unseen clean sides: unclear"),
+        "{}",
+        stderr(&out)
+    );
+    assert_ne!(read_json(&out_model), shipped);
+    // A model fitted on none of these games (every game of its manifest in validation):
+    // all 20 games' clean sides are unseen, and the rule is the fit's. All are rated, and
+    // the shipped model reads rated sides with clocks or without by its one rated
+    // variant; its unrated variants have none of them, fewer than `--min-sides`.
+    let mut none_seen = read_json(Path::new(&fitted));
+    for g in none_seen["games"].as_object_mut().unwrap().values_mut() {
+        g["split"] = Value::from("validation");
+    }
+    let none_file = tmp("thresholds-fitted.json");
+    std::fs::write(&none_file, none_seen.to_string()).unwrap();
+    let out = run(none_file.to_str().unwrap(), "30");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let model = read_json(&out_model);
+    // The same sides' probabilities under the shipped model, from `assess eval --sides`.
+    let sides_file = tmp("thresholds-sides.tsv");
+    let eval = fairsight(&[
+        "assess",
+        "eval",
+        "--corpus",
+        d14,
+        "--sides",
+        sides_file.to_str().unwrap(),
+    ]);
+    assert!(eval.status.success(), "{}", stderr(&eval));
+    let tsv = std::fs::read_to_string(&sides_file).unwrap();
+    let mut clean: Vec<f64> = tsv
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').collect::<Vec<_>>())
+        .filter(|f| f[2] != "Test" && f[3] == "Human" && f[6] == "true")
+        .map(|f| f[8].parse().unwrap())
+        .collect();
+    clean.sort_by(f64::total_cmp);
+    assert!(clean.len() >= 30, "{tsv}");
+    let said = stderr(&out);
+    assert!(
+        said.contains(&format!(
+            "rated, no clocks: {} unseen clean sides",
+            clean.len()
+        )),
+        "{said}"
+    );
+    let rated = model["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["rated"] == true && v["clocks"] == false)
+        .unwrap();
+    // Fewer than 200 sides: 0.5% of them is no side, so `look closer` lies just above
+    // the highest, and `unclear` at their 90th percentile.
+    let highest = *clean.last().unwrap();
+    let look_closer = rated["lookCloser"].as_f64().unwrap();
+    assert!(
+        (look_closer - (highest + 1e-9).clamp(0.5, 0.999)).abs() < 1e-12,
+        "{look_closer} {highest}"
+    );
+    let pos = 0.9 * (clean.len() - 1) as f64;
+    let (lo, hi) = (clean[pos.floor() as usize], clean[pos.ceil() as usize]);
+    let unclear = rated["unclear"].as_f64().unwrap();
+    assert!(
+        (unclear - (lo + (hi - lo) * pos.fract()).min(look_closer)).abs() < 1e-12,
+        "{unclear}"
+    );
+    // A player's threshold is kept, never below a side's.
+    let shipped_rated = shipped["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["rated"] == true && v["clocks"] == false)
+        .unwrap();
+    let player = shipped_rated["lookCloserPlayer"]
+        .as_f64()
+        .unwrap()
+        .max(look_closer);
+    assert_eq!(rated["lookCloserPlayer"].as_f64().unwrap(), player);
+    // The other kinds of input, with too few unseen sides, are kept whole.
+    for (new, old) in model["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(shipped["variants"].as_array().unwrap())
+    {
+        if new["rated"] != true || new["clocks"] != false {
+            assert_eq!(new, old);
+        }
+    }
+    assert!(
+        model["source"]
+            .as_str()
+            .unwrap()
+            .contains("a side's from the clean sides it did not see (rated, no clocks from "),
+        "{}",
+        model["source"]
+    );
+    // `--players`: a player's threshold set above the validation split's clean
+    // pseudo-players, of whom this folder has none of 5 games (4 validation sides), so at
+    // a side's.
+    let out = run_with(none_file.to_str().unwrap(), "30", &["--players"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(
+        said.contains("players of 5+ games, rated, no clocks: look closer from")
+            && said.contains("5 games: 0 players"),
+        "{said}"
+    );
+    let model = read_json(&out_model);
+    let rated = model["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["rated"] == true && v["clocks"] == false)
+        .unwrap();
+    assert_eq!(rated["lookCloserPlayer"].as_f64().unwrap(), look_closer);
+    assert!(
+        model["source"]
+            .as_str()
+            .unwrap()
+            .ends_with("a player's from the validation split's clean pseudo-players"),
+        "{}",
+        model["source"]
+    );
+}
+
+#[test]
 fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
     // The depth study's default-setting folder: 18 clean human train games, so 36 sides,
     // White and Black together: 7 pseudo-players of 5; of 10, 2 (the 16 sides left are
@@ -1738,6 +1921,11 @@ fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
         assert!(
             fpr.contains(&format!("look closer: 0/{clean} ")),
             "{size}: {fpr}"
+        );
+        // Too few clean players to fit their tail, and the table says so.
+        assert!(
+            table.contains("from a normal fitted to the clean players' logits: none (no kind of input has 10 clean players)"),
+            "{table}"
         );
         // The highest ones named, each with `size` sides, never both sides of one game.
         let named: Vec<&str> = table

@@ -559,7 +559,12 @@ impl Manifest {
                 ..Manifest::default()
             });
         }
-        let text = std::fs::read_to_string(&path)
+        Manifest::load_file(&path)
+    }
+
+    /// A manifest file by its path (an earlier one, e.g. from `git show`).
+    pub fn load_file(path: &Path) -> Result<Manifest> {
+        let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?;
         serde_json::from_str(&text).with_context(|| format!("{}: not a manifest", path.display()))
     }

@@ -62,6 +62,38 @@ pub enum AssessCmd {
     /// the model with them: a player's pooled z-scores narrowed by the share of each
     /// one's spread that lies between players; a game side's assessment is unchanged.
     PlayerEffects(PlayerEffectsArgs),
+    /// Set a model's game-side thresholds again by the fit's rule from the clean human
+    /// sides it never saw (the validation split's and the train games that were not in
+    /// the manifest it was fitted on); with `--players`, a player's too, from the
+    /// validation split's clean pseudo-players of 5, 10 and 20 games.
+    Thresholds(ThresholdsArgs),
+}
+
+#[derive(Args)]
+pub struct ThresholdsArgs {
+    /// The corpus folder.
+    #[arg(long, default_value = "corpus")]
+    corpus: PathBuf,
+    /// The model [default: the shipped one].
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// The corpus manifest the model was fitted on (e.g. `git show
+    /// COMMIT:corpus/manifest.json`): its train games are left out, as the model has seen
+    /// them.
+    #[arg(long)]
+    fitted_manifest: PathBuf,
+    /// The fewest unseen clean sides a kind of input needs for its thresholds to be set
+    /// again (with fewer, 0.5% of them is not one side).
+    #[arg(long, default_value_t = 200)]
+    min_sides: usize,
+    /// Also set a player's thresholds again, by the fit's rule (above the validation
+    /// split's clean pseudo-players of 5, 10 and 20 games and their normal tail); by
+    /// default they are kept, never below a side's.
+    #[arg(long)]
+    players: bool,
+    /// Where to write the model with the new thresholds.
+    #[arg(long)]
+    out: PathBuf,
 }
 
 #[derive(Args)]
@@ -176,6 +208,7 @@ pub fn run(cmd: AssessCmd) -> Result<()> {
         AssessCmd::Eval(a) => eval(a),
         AssessCmd::Depth(a) => depth::depth(a),
         AssessCmd::PlayerEffects(a) => player_effects(a),
+        AssessCmd::Thresholds(a) => thresholds(a),
         AssessCmd::Rows(a) => {
             let mut all = rows(&a.corpus, None)?;
             if let Some(r) = AssessmentModel::builtin().and_then(|m| m.late_reference.as_ref()) {
@@ -238,6 +271,113 @@ fn player_effects(a: PlayerEffectsArgs) -> Result<()> {
         .with_context(|| format!("cannot write {}", a.out.display()))?;
     eprintln!("fairsight: wrote {}", a.out.display());
     Ok(())
+}
+
+/// `assess thresholds`: the model's side thresholds set again from the clean human sides of
+/// the corpus it never saw, and its player thresholds kept or (`--players`) set again from
+/// the validation split's clean pseudo-players ([`ThresholdsArgs`], [`set_player_thresholds`]).
+fn thresholds(a: ThresholdsArgs) -> Result<()> {
+    let mut slot = None;
+    let mut model = load_model(a.model.as_ref(), &mut slot)?.clone();
+    let fitted = Manifest::load_file(&a.fitted_manifest)?;
+    let mut all = rows(&a.corpus, None)?;
+    if let Some(r) = &model.late_reference {
+        with_late_reference(&mut all, r);
+    }
+    let unseen = |r: &Row| match r.split {
+        Split::Validation => true,
+        Split::Train => fitted
+            .games
+            .get(&r.game)
+            .is_none_or(|g| g.split != Split::Train),
+        _ => false,
+    };
+    let mut by_basis: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for r in all.iter().filter(|r| r.kind == Kind::Human && unseen(r)) {
+        if let Some(x) = model.assess(&r.signals) {
+            by_basis.entry(x.basis).or_default().push(x.probability);
+        }
+    }
+    let mut changed = Vec::new();
+    for v in &mut model.variants {
+        let basis = v.basis();
+        let humans = sorted(by_basis.remove(&basis).unwrap_or_default());
+        if humans.len() < a.min_sides {
+            eprintln!(
+                "fairsight: {basis}: {} unseen clean sides, fewer than {}: thresholds kept (unclear {:.3}, look closer {:.3})",
+                humans.len(),
+                a.min_sides,
+                v.unclear,
+                v.look_closer
+            );
+            continue;
+        }
+        let (unclear, look_closer) = side_thresholds(&humans);
+        eprintln!(
+            "fairsight: {basis}: {} unseen clean sides: unclear {:.3} -> {unclear:.3}, look closer {:.3} -> {look_closer:.3}",
+            humans.len(),
+            v.unclear,
+            v.look_closer,
+        );
+        v.unclear = unclear;
+        v.look_closer = look_closer;
+        changed.push(format!("{basis} from {}", humans.len()));
+    }
+    let before: Vec<f64> = model
+        .variants
+        .iter()
+        .map(|v| v.look_closer_player)
+        .collect();
+    if a.players {
+        let card = set_player_thresholds(&a.corpus, &mut model)?;
+        eprint!("{card}");
+    } else {
+        for v in &mut model.variants {
+            v.look_closer_player = v.look_closer_player.max(v.look_closer);
+        }
+    }
+    for (v, old) in model.variants.iter().zip(before) {
+        eprintln!(
+            "fairsight: {}: a player's look closer {old:.3} -> {:.3}",
+            v.basis(),
+            v.look_closer_player
+        );
+    }
+    let source = model
+        .source
+        .split("; thresholds")
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    let games = Manifest::load(&a.corpus)?.games.len();
+    model.source = format!(
+        "{source}; thresholds set again on a {games}-game corpus: a side's from the clean sides it did not see ({}), a player's {}",
+        if changed.is_empty() {
+            "too few: kept".to_owned()
+        } else {
+            changed.join(", ")
+        },
+        if a.players {
+            "from the validation split's clean pseudo-players"
+        } else {
+            "kept (never below a side's)"
+        }
+    );
+    std::fs::write(&a.out, model.to_json() + "\n")
+        .with_context(|| format!("cannot write {}", a.out.display()))?;
+    eprintln!("fairsight: wrote {}", a.out.display());
+    Ok(())
+}
+
+/// The fit's rule for a kind of input's side thresholds, from its clean human sides'
+/// probabilities (sorted): `unclear` at their 90th percentile, `look closer` above all but
+/// 0.5% of them and never below 0.5 (the test split's rate is then measured by `assess
+/// eval`); `unclear` never above `look closer`.
+fn side_thresholds(humans: &[f64]) -> (f64, f64) {
+    let allowed = (humans.len() as f64 * 0.005).floor() as usize;
+    let above = humans[humans.len() - 1 - allowed.min(humans.len() - 1)];
+    let look_closer = (above + 1e-9).clamp(0.5, 0.999);
+    (percentile(humans, 0.90).min(look_closer), look_closer)
 }
 
 /// The model at `path`, or the shipped one. `slot` keeps a loaded model alive.
@@ -925,19 +1065,27 @@ fn fit(a: FitArgs) -> Result<()> {
         ranges,
         late_reference,
     };
-    // A player of five or more games: `look closer` above every clean pseudo-player of
-    // the validation split (both sides of each game, in overlapping groupings) and above
-    // the 99.9th percentile of a normal fitted to their logits (the per-player goal is
-    // 0.1%, far below one in the few hundred there are), for players of 5, 10 and 20
-    // games alike: a clean player's probability can rise with their games.
+    card.push('\n');
+    card.push_str(&set_player_thresholds(&a.corpus, &mut model)?);
+    std::fs::write(&a.out, model.to_json() + "\n")
+        .with_context(|| format!("cannot write {}", a.out.display()))?;
+    print!("{card}");
+    eprintln!("fairsight: wrote {}", a.out.display());
+    Ok(())
+}
+
+/// Sets each kind of input's threshold for a player of five or more games: `look closer`
+/// above every clean pseudo-player of the validation split (both sides of each game, in
+/// overlapping groupings) and above the 99.9th percentile of a normal fitted to their
+/// logits (the per-player goal is 0.1%, far below one in the few hundred there are), for
+/// players of 5, 10 and 20 games alike (a clean player's probability can rise with their
+/// games), and never below a side's threshold. Returns the model card's lines.
+fn set_player_thresholds(corpus: &std::path::Path, model: &mut AssessmentModel) -> Result<String> {
     let mut by_size = Vec::new();
     for n in PLAYER_GAMES {
-        by_size.push((
-            n,
-            pseudo_players(&a.corpus, Split::Validation, &model, n, 5)?,
-        ));
+        by_size.push((n, pseudo_players(corpus, Split::Validation, model, n, 5)?));
     }
-    card.push('\n');
+    let mut card = String::new();
     for v in &mut model.variants {
         let basis = v.basis();
         let mut bound = 0.0_f64;
@@ -963,11 +1111,7 @@ fn fit(a: FitArgs) -> Result<()> {
             parts.join("; ")
         ));
     }
-    std::fs::write(&a.out, model.to_json() + "\n")
-        .with_context(|| format!("cannot write {}", a.out.display()))?;
-    print!("{card}");
-    eprintln!("fairsight: wrote {}", a.out.display());
-    Ok(())
+    Ok(card)
 }
 
 /// The sizes of the validation pseudo-players a player's threshold is set above.
@@ -1483,13 +1627,7 @@ fn fit_variants(
                 )
                 .collect(),
         );
-        variant.unclear = percentile(&humans, 0.90);
-        // Look closer: above all but 0.5% of the clean human sides seen (the test split's
-        // rate is then measured by `assess eval`), and never below 0.5.
-        let allowed = (humans.len() as f64 * 0.005).floor() as usize;
-        let above = humans[humans.len() - 1 - allowed.min(humans.len() - 1)];
-        variant.look_closer = (above + 1e-9).clamp(0.5, 0.999);
-        variant.unclear = variant.unclear.min(variant.look_closer);
+        (variant.unclear, variant.look_closer) = side_thresholds(&humans);
         variant.look_closer_player = variant.look_closer;
         let _ = writeln!(
             card,
@@ -2268,19 +2406,25 @@ fn eval(a: EvalArgs) -> Result<()> {
             &mut out,
             &pseudo_players(&a.corpus, a.split, model, n, 1)?,
             n,
+            model,
         );
     }
     if a.real_player_games < 2 {
         bail!("--real-player-games: 2 or more");
     }
     let real = real_players(&a.corpus, a.split, model, a.real_player_games)?;
-    real_player_rates(&mut out, &real, a.real_player_games);
+    real_player_rates(&mut out, &real, a.real_player_games, model);
     print!("{out}");
     Ok(())
 }
 
 /// The levels of the real clean players of `min_games` or more games ([`real_players`]).
-fn real_player_rates(out: &mut String, players: &[PseudoPlayer], min_games: usize) {
+fn real_player_rates(
+    out: &mut String,
+    players: &[PseudoPlayer],
+    min_games: usize,
+    model: &AssessmentModel,
+) {
     let assessed: Vec<&PseudoPlayer> = players.iter().filter(|p| p.level.is_some()).collect();
     let _ = writeln!(
         out,
@@ -2301,6 +2445,7 @@ fn real_player_rates(out: &mut String, players: &[PseudoPlayer], min_games: usiz
             100.0 * hi
         );
     }
+    tail_line(out, &assessed, model, 0x7265_616c);
     highest(out, "real player", assessed);
 }
 
@@ -2321,7 +2466,7 @@ fn highest(out: &mut String, what: &str, mut players: Vec<&PseudoPlayer>) {
 }
 
 /// The per-player rates of the pseudo-players of `games` games each.
-fn player_rates(out: &mut String, players: &[PseudoPlayer], games: usize) {
+fn player_rates(out: &mut String, players: &[PseudoPlayer], games: usize, model: &AssessmentModel) {
     let _ = writeln!(
         out,
         "\nper player of {n} games (pseudo-players: {n} game sides of one kind, humans of similar rating, pooled):",
@@ -2372,7 +2517,8 @@ fn player_rates(out: &mut String, players: &[PseudoPlayer], games: usize) {
             band.len()
         );
     }
-    let clean = players.iter().filter(|p| p.kind == Kind::Human).collect();
+    let clean: Vec<&PseudoPlayer> = players.iter().filter(|p| p.kind == Kind::Human).collect();
+    tail_line(out, &clean, model, games as u64);
     highest(out, "clean pseudo-player", clean);
     let (ps, pl): (Vec<f64>, Vec<bool>) = players
         .iter()
@@ -2380,6 +2526,127 @@ fn player_rates(out: &mut String, players: &[PseudoPlayer], games: usize) {
         .map(|p| (p.probability, p.kind != Kind::Human))
         .unzip();
     let _ = writeln!(out, "  player-level AUC: {:.3}", auc(&ps, &pl));
+}
+
+/// The clean players' false-positive rate at the player thresholds read from a model of
+/// their tail, for rates far below one in the few hundred players there are to count
+/// (the per-player goal is 0.1%): for each kind of input with 10 or more clean players, a
+/// normal fitted to their logits (linear in their largest expert z: the probability is
+/// `sigmoid(a·z + b)`, `AssessmentVariant::platt`), and its mass above the threshold's
+/// logit, weighted by players. The 95% interval comes from resampling the players within
+/// each kind of input (`RESAMPLES` times); the check of the model counts the players above
+/// the fitted normals' 90th and 99th percentiles, against the 10% and 1% it expects.
+#[derive(Debug)]
+struct TailRate {
+    rate: f64,
+    lo: f64,
+    hi: f64,
+    players: usize,
+    above_90: usize,
+    above_99: usize,
+}
+
+/// Bootstrap resamples of [`tail_rate`]'s interval.
+const RESAMPLES: usize = 2000;
+
+/// [`TailRate`] of `groups`, each the clean players' logits of one kind of input and the
+/// logit of its threshold; `None` when no group has 10 players.
+fn tail_rate(groups: &[(Vec<f64>, f64)], seed: u64) -> Option<TailRate> {
+    let groups: Vec<&(Vec<f64>, f64)> = groups.iter().filter(|(l, _)| l.len() >= 10).collect();
+    let players: usize = groups.iter().map(|(l, _)| l.len()).sum();
+    if players == 0 {
+        return None;
+    }
+    fn mean_sd(l: &[f64]) -> (f64, f64) {
+        let n = l.len() as f64;
+        let mean = l.iter().sum::<f64>() / n;
+        let var = l.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        (mean, var.sqrt().max(1e-9))
+    }
+    let upper = |z: f64| 0.5 * libm::erfc(z / std::f64::consts::SQRT_2);
+    let rate_of = |fits: &[(f64, f64, usize, f64)]| {
+        fits.iter()
+            .map(|(m, s, n, t)| *n as f64 * upper((t - m) / s))
+            .sum::<f64>()
+            / players as f64
+    };
+    let mut fits = Vec::new();
+    let (mut above_90, mut above_99) = (0, 0);
+    for (l, t) in &groups {
+        let (m, s) = mean_sd(l);
+        above_90 += l.iter().filter(|x| **x > m + 1.281_552 * s).count();
+        above_99 += l.iter().filter(|x| **x > m + 2.326_348 * s).count();
+        fits.push((m, s, l.len(), *t));
+    }
+    let rate = rate_of(&fits);
+    let mut rng = Rng(seed | 1);
+    let mut rates: Vec<f64> = (0..RESAMPLES)
+        .map(|_| {
+            let fits: Vec<(f64, f64, usize, f64)> = groups
+                .iter()
+                .map(|(l, t)| {
+                    let draw: Vec<f64> = (0..l.len())
+                        .map(|_| l[(rng.next() % l.len() as u64) as usize])
+                        .collect();
+                    let (m, s) = mean_sd(&draw);
+                    (m, s, l.len(), *t)
+                })
+                .collect();
+            rate_of(&fits)
+        })
+        .collect();
+    rates.sort_by(f64::total_cmp);
+    Some(TailRate {
+        rate,
+        lo: percentile(&rates, 0.025),
+        hi: percentile(&rates, 0.975),
+        players,
+        above_90,
+        above_99,
+    })
+}
+
+/// The clean players of `players` grouped by kind of input: their logits and the logit of
+/// that kind's player threshold in `model`.
+fn clean_logits(players: &[&PseudoPlayer], model: &AssessmentModel) -> Vec<(Vec<f64>, f64)> {
+    model
+        .variants
+        .iter()
+        .map(|v| {
+            let basis = v.basis();
+            let logits = players
+                .iter()
+                .filter(|p| p.kind == Kind::Human && p.basis == basis)
+                .filter(|p| p.probability > 0.0 && p.probability < 1.0)
+                .map(|p| (p.probability / (1.0 - p.probability)).ln())
+                .collect();
+            let t = v.look_closer_player;
+            (logits, (t / (1.0 - t)).ln())
+        })
+        .collect()
+}
+
+/// [`tail_rate`]'s line for `players`.
+fn tail_line(out: &mut String, players: &[&PseudoPlayer], model: &AssessmentModel, seed: u64) {
+    let Some(t) = tail_rate(&clean_logits(players, model), seed) else {
+        let _ = writeln!(
+            out,
+            "  false-positive rate, look closer, from a normal fitted to the clean players' logits: none (no kind of input has 10 clean players)"
+        );
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "  false-positive rate, look closer, from a normal fitted to the clean players' logits (each kind of input with 10+ players: {} players): {:.3}% (95% {:.3}-{:.3}%, {RESAMPLES} resamples); the normal's check: {} above its 90th percentile (expected {:.1}), {} above its 99th (expected {:.1})",
+        t.players,
+        100.0 * t.rate,
+        100.0 * t.lo,
+        100.0 * t.hi,
+        t.above_90,
+        0.1 * t.players as f64,
+        t.above_99,
+        0.01 * t.players as f64
+    );
 }
 
 #[cfg(test)]
@@ -2398,6 +2665,38 @@ mod tests {
         assert!(normal_tail(&p, Z_PLAYER) > p.iter().copied().fold(0.0, f64::max));
         // Too few players: no tail.
         assert_eq!(normal_tail(&p[..9], Z_PLAYER), 0.0);
+    }
+
+    #[test]
+    fn the_tail_rate_reads_a_normal_tail_and_its_check_finds_a_heavier_one() {
+        // 400 clean players' logits from N(−4, 1.5²), the threshold at the normal's 99.9th
+        // percentile: a rate of 0.1%, which no count of 400 players could show.
+        let mut rng = Rng(7);
+        let l: Vec<f64> = (0..400).map(|_| -4.0 + 1.5 * normal(&mut rng)).collect();
+        let t = tail_rate(
+            &[(l.clone(), -4.0 + 1.5 * Z_PLAYER), (vec![0.0; 9], -10.0)],
+            1,
+        )
+        .unwrap();
+        // The kind of input with 9 players is left out (all of them would be above).
+        assert_eq!(t.players, 400);
+        assert!((0.0003..0.003).contains(&t.rate), "{t:?}");
+        assert!(
+            t.lo < 0.001 && 0.001 < t.hi && t.lo < t.rate && t.rate < t.hi,
+            "{t:?}"
+        );
+        assert!((25..=55).contains(&t.above_90), "{t:?}");
+        assert!(t.above_99 <= 10, "{t:?}");
+        // Two kinds of input are weighted by their players.
+        let both = tail_rate(&[(l.clone(), -4.0 + 1.5 * Z_PLAYER), (l.clone(), 100.0)], 1).unwrap();
+        assert!((both.rate - t.rate / 2.0).abs() < 1e-12, "{both:?}");
+        // 5% of the players far out: the normal fitted to all of them misses them, and the
+        // check says so.
+        let mut heavy: Vec<f64> = (0..380).map(|_| normal(&mut rng)).collect();
+        heavy.extend((0..20).map(|_| 5.0 + 0.5 * normal(&mut rng)));
+        let h = tail_rate(&[(heavy, 6.0)], 1).unwrap();
+        assert!(h.above_99 >= 15, "{h:?}");
+        assert!(tail_rate(&[(vec![0.0; 9], 0.0)], 1).is_none());
     }
 
     #[test]
