@@ -1805,7 +1805,9 @@ struct PseudoPlayer {
 /// real player's games are; a side whose game's other side is already in the group goes
 /// to the next one, so that no pseudo-player holds both sides of one game: pooling
 /// White's and Black's apart, as this once did, gave each player one colour's systematic
-/// edge times √games, which no real player has), the engine-assisted
+/// edge times √games, which no real player has; so does a side whose player is already
+/// in it, since a clean pseudo-player is read as independent sides, without the player
+/// effects a real player's games get), the engine-assisted
 /// sides by kind (one side per game); each group's sides renamed to one player in the
 /// stored PGN and the set rebuilt (no engine), so that each pseudo-player's assessment
 /// pools its games as a real player's would.
@@ -1874,8 +1876,19 @@ fn pseudo_players(
             0..1
         };
         let of_kind: Vec<_> = sides.iter().filter(|s| s.0 == kind).collect();
+        // A clean pseudo-player is read as independent sides (below): never two sides of
+        // one real player, whose own style would be in both.
+        let player = |s: &PseudoSide<&str>| {
+            (kind == Kind::Human)
+                .then(|| records[s.2].tag(s.3))
+                .flatten()
+                .map(|n| n.trim().to_lowercase())
+                .filter(|n| !n.is_empty() && n != "?")
+        };
         for start in starts.clone() {
-            for group in groups_of_distinct_games(of_kind.get(start..).unwrap_or_default(), size) {
+            for group in
+                groups_of_distinct_games(of_kind.get(start..).unwrap_or_default(), size, player)
+            {
                 let name = format!("pseudo-player {}", groups.len());
                 // An engine is scored against a drawn human rating, as in `rows`; a
                 // group of limited engines (sorted by tag) against one below its
@@ -2044,11 +2057,12 @@ fn real_players(
 type PseudoSide<T> = (Kind, Option<f64>, usize, T);
 
 /// `sides` (kind, rating, record index, side) in groups of `size` in order, never two
-/// sides of one record in a group: a side whose record is already in the group waits for
-/// the next one. The last, incomplete group is left out.
+/// sides of one record or of one `player` in a group: a side whose record or player is
+/// already in the group waits for the next one. The last, incomplete group is left out.
 fn groups_of_distinct_games<'a, T>(
     sides: &[&'a PseudoSide<T>],
     size: usize,
+    player: impl Fn(&PseudoSide<T>) -> Option<String>,
 ) -> Vec<Vec<&'a PseudoSide<T>>> {
     let mut queue: std::collections::VecDeque<_> = sides.iter().copied().collect();
     let mut out = Vec::new();
@@ -2057,7 +2071,11 @@ fn groups_of_distinct_games<'a, T>(
         let mut waiting = Vec::new();
         while group.len() < size {
             let Some(s) = queue.pop_front() else { break };
-            if group.iter().any(|g| g.2 == s.2) {
+            let who = player(s);
+            if group
+                .iter()
+                .any(|g| g.2 == s.2 || (who.is_some() && player(g) == who))
+            {
                 waiting.push(s);
             } else {
                 group.push(s);
@@ -3174,7 +3192,7 @@ mod tests {
     }
 
     #[test]
-    fn pseudo_players_never_hold_both_sides_of_one_game() {
+    fn pseudo_players_never_hold_two_sides_of_one_game_or_one_player() {
         // Ratings in order; games 0, 1, 2 have both sides next to each other.
         let sides: Vec<(Kind, Option<f64>, usize, &'static str)> = [
             (1000.0, 0, "White"),
@@ -3189,7 +3207,7 @@ mod tests {
         .map(|&(e, i, s)| (Kind::Human, Some(e), i, s))
         .collect();
         let refs: Vec<_> = sides.iter().collect();
-        let groups = groups_of_distinct_games(&refs, 3);
+        let groups = groups_of_distinct_games(&refs, 3, |_| None);
         type Side = (Kind, Option<f64>, usize, &'static str);
         let ids = |g: &Vec<&Side>| -> Vec<(usize, &'static str)> {
             g.iter().map(|s| (s.2, s.3)).collect()
@@ -3199,6 +3217,18 @@ mod tests {
         assert_eq!(groups.len(), 2);
         assert_eq!(ids(&groups[0]), [(0, "White"), (1, "White"), (2, "Black")]);
         assert_eq!(ids(&groups[1]), [(0, "Black"), (1, "Black"), (2, "White")]);
+        // Nor two sides of one player: White of game 0 and Black of game 2 are one
+        // player, so game 2's Black waits and its White comes in.
+        let player = |s: &Side| {
+            Some(match (s.2, s.3) {
+                (0, "White") | (2, "Black") => "ann".to_owned(),
+                (i, side) => format!("{i} {side}"),
+            })
+        };
+        let groups = groups_of_distinct_games(&refs, 3, player);
+        assert_eq!(groups.len(), 2);
+        assert_eq!(ids(&groups[0]), [(0, "White"), (1, "White"), (2, "White")]);
+        assert_eq!(ids(&groups[1]), [(0, "Black"), (1, "Black"), (2, "Black")]);
     }
 
     #[test]
