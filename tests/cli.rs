@@ -1660,6 +1660,15 @@ fn chess960_and_fen_start_games_go_through_debian_stockfish() {
 
 #[test]
 fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
+    // A model's variant for rated input without clocks.
+    fn rated_variant(model: &Value) -> &Value {
+        model["variants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["rated"] == true && v["clocks"] == false)
+            .unwrap()
+    }
     // The depth study's default-setting folder: 18 clean human train games and 2
     // validation ones. Fitted on this very manifest, the model has seen the train games:
     // only the validation sides are unseen, fewer than the 200 a kind of input needs.
@@ -1760,12 +1769,7 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
         )),
         "{said}"
     );
-    let rated = model["variants"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|v| v["rated"] == true && v["clocks"] == false)
-        .unwrap();
+    let rated = rated_variant(&model);
     // Fewer than 200 sides: 0.5% of them is no side, so `look closer` lies just above
     // the highest, and `unclear` at their 90th percentile.
     let highest = *clean.last().unwrap();
@@ -1782,12 +1786,7 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
         "{unclear}"
     );
     // A player's threshold is kept, never below a side's.
-    let shipped_rated = shipped["variants"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|v| v["rated"] == true && v["clocks"] == false)
-        .unwrap();
+    let shipped_rated = rated_variant(&shipped);
     let player = shipped_rated["lookCloserPlayer"]
         .as_f64()
         .unwrap()
@@ -1824,12 +1823,7 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
         "{said}"
     );
     let model = read_json(&out_model);
-    let rated = model["variants"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|v| v["rated"] == true && v["clocks"] == false)
-        .unwrap();
+    let rated = rated_variant(&model);
     assert_eq!(rated["lookCloserPlayer"].as_f64().unwrap(), look_closer);
     assert!(
         model["source"]
