@@ -1127,10 +1127,16 @@ fn normal_tail(probabilities: &[f64], z: f64) -> f64 {
         return 0.0;
     }
     let logits: Vec<f64> = probabilities.iter().map(|p| logit(*p)).collect();
-    let n = logits.len() as f64;
-    let mean = logits.iter().sum::<f64>() / n;
-    let sd = (logits.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    let (mean, sd) = mean_sd(&logits);
     1.0 / (1.0 + (-(mean + z * sd)).exp())
+}
+
+/// The mean and the sample standard deviation of `v` (two or more values).
+fn mean_sd(v: &[f64]) -> (f64, f64) {
+    let n = v.len() as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (mean, var.sqrt())
 }
 
 /// The kinds of assistance an expert is fitted for, in model order.
@@ -2575,12 +2581,11 @@ fn tail_rate(groups: &[(Vec<f64>, f64)], seed: u64) -> Option<TailRate> {
     if players == 0 {
         return None;
     }
-    fn mean_sd(l: &[f64]) -> (f64, f64) {
-        let n = l.len() as f64;
-        let mean = l.iter().sum::<f64>() / n;
-        let var = l.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-        (mean, var.sqrt().max(1e-9))
-    }
+    // A normal of no spread puts no mass above a threshold over its mean.
+    let mean_sd = |l: &[f64]| {
+        let (m, s) = mean_sd(l);
+        (m, s.max(1e-9))
+    };
     let upper = |z: f64| 0.5 * libm::erfc(z / std::f64::consts::SQRT_2);
     let rate_of = |fits: &[(f64, f64, usize, f64)]| {
         fits.iter()
