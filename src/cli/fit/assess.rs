@@ -86,9 +86,10 @@ pub struct ThresholdsArgs {
     /// again (with fewer, 0.5% of them is not one side).
     #[arg(long, default_value_t = 200)]
     min_sides: usize,
-    /// Also set a player's thresholds again, by the fit's rule (above the validation
-    /// split's clean pseudo-players of 5, 10 and 20 games and their normal tail); by
-    /// default they are kept, never below a side's.
+    /// Also set a player's thresholds again, by the fit's rule (above the clean
+    /// pseudo-players of 5, 10 and 20 games and their normal tail), from the same sides
+    /// as a side's: validation and the train games the fit never saw; by default they
+    /// are kept, never below a side's.
     #[arg(long)]
     players: bool,
     /// Where to write the model with the new thresholds.
@@ -275,7 +276,7 @@ fn player_effects(a: PlayerEffectsArgs) -> Result<()> {
 
 /// `assess thresholds`: the model's side thresholds set again from the clean human sides of
 /// the corpus it never saw, and its player thresholds kept or (`--players`) set again from
-/// the validation split's clean pseudo-players ([`ThresholdsArgs`], [`set_player_thresholds`]).
+/// the clean pseudo-players of the same sides ([`ThresholdsArgs`], [`set_player_thresholds`]).
 fn thresholds(a: ThresholdsArgs) -> Result<()> {
     let mut slot = None;
     let mut model = load_model(a.model.as_ref(), &mut slot)?.clone();
@@ -329,7 +330,25 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
         .map(|v| v.look_closer_player)
         .collect();
     if a.players {
-        let card = set_player_thresholds(&a.corpus, &mut model)?;
+        // The same sides as a side's thresholds: validation, and train games the fit
+        // never saw.
+        let manifest = Manifest::load(&a.corpus)?;
+        let records: Vec<Record> = load_records(&a.corpus, &[], None, None)?
+            .into_iter()
+            .filter(|r| match manifest.games.get(&r.id).map(|g| g.split) {
+                Some(Split::Validation) => true,
+                Some(Split::Train) => fitted
+                    .games
+                    .get(&r.id)
+                    .is_none_or(|g| g.split != Split::Train),
+                _ => false,
+            })
+            .collect();
+        let card = set_player_thresholds(
+            &records,
+            "the validation split and the train games the fit never saw",
+            &mut model,
+        )?;
         eprint!("{card}");
     } else {
         for v in &mut model.variants {
@@ -358,7 +377,7 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
             changed.join(", ")
         },
         if a.players {
-            "from the validation split's clean pseudo-players"
+            "from the clean pseudo-players of the same sides"
         } else {
             "kept (never below a side's)"
         }
@@ -1066,7 +1085,12 @@ fn fit(a: FitArgs) -> Result<()> {
         late_reference,
     };
     card.push('\n');
-    card.push_str(&set_player_thresholds(&a.corpus, &mut model)?);
+    let validation = load_records(&a.corpus, &[], None, Some(Split::Validation))?;
+    card.push_str(&set_player_thresholds(
+        &validation,
+        "the validation split",
+        &mut model,
+    )?);
     std::fs::write(&a.out, model.to_json() + "\n")
         .with_context(|| format!("cannot write {}", a.out.display()))?;
     print!("{card}");
@@ -1075,15 +1099,24 @@ fn fit(a: FitArgs) -> Result<()> {
 }
 
 /// Sets each kind of input's threshold for a player of five or more games: `look closer`
-/// above every clean pseudo-player of the validation split (both sides of each game, in
-/// overlapping groupings) and above the 99.9th percentile of a normal fitted to their
+/// above every pseudo-player of the clean human games of `records` (`what`: the validation
+/// split for a fit; both sides of each game, in overlapping groupings) and above the 99.9th percentile of a normal fitted to their
 /// logits (the per-player goal is 0.1%, far below one in the few hundred there are), for
 /// players of 5, 10 and 20 games alike (a clean player's probability can rise with their
 /// games), and never below a side's threshold. Returns the model card's lines.
-fn set_player_thresholds(corpus: &std::path::Path, model: &mut AssessmentModel) -> Result<String> {
+fn set_player_thresholds(
+    records: &[Record],
+    what: &str,
+    model: &mut AssessmentModel,
+) -> Result<String> {
+    let clean: Vec<Record> = records
+        .iter()
+        .filter(|r| r.label == Label::Human)
+        .cloned()
+        .collect();
     let mut by_size = Vec::new();
     for n in PLAYER_GAMES {
-        by_size.push((n, pseudo_players(corpus, Split::Validation, model, n, 5)?));
+        by_size.push((n, pseudo_players(&clean, model, n, 5)?));
     }
     let mut card = String::new();
     for v in &mut model.variants {
@@ -1091,22 +1124,28 @@ fn set_player_thresholds(corpus: &std::path::Path, model: &mut AssessmentModel) 
         let mut bound = 0.0_f64;
         let mut parts = Vec::new();
         for (n, players) in &by_size {
-            let human: Vec<f64> = players
+            let clean: Vec<&PseudoPlayer> = players
                 .iter()
                 .filter(|p| p.kind == Kind::Human && p.basis == basis && !p.probability.is_nan())
-                .map(|p| p.probability)
                 .collect();
-            let top = human.iter().copied().fold(0.0_f64, f64::max);
+            let human: Vec<f64> = clean.iter().map(|p| p.probability).collect();
+            let highest = clean
+                .iter()
+                .max_by(|a, b| a.probability.total_cmp(&b.probability));
+            let top = highest.map_or(0.0, |p| p.probability);
             let tail = normal_tail(&human, Z_PLAYER);
             bound = bound.max(top + 1e-9).max(tail);
+            let rated = highest
+                .and_then(|p| p.elo)
+                .map_or(String::new(), |e| format!(" (mean rating {e:.0})"));
             parts.push(format!(
-                "{n} games: {} players, highest {top:.3}, tail {tail:.3}",
+                "{n} games: {} players, highest {top:.3}{rated}, tail {tail:.3}",
                 human.len()
             ));
         }
         v.look_closer_player = v.look_closer.max(bound.min(0.999));
         card.push_str(&format!(
-            "players of 5+ games, {basis}: look closer from {:.3} (never below a side's threshold, above every overlapping validation pseudo-player of clean human sides and the 99.9th percentile of a normal fitted to their logits; {})  \n",
+            "players of 5+ games, {basis}: look closer from {:.3} (never below a side's threshold, above every overlapping pseudo-player of the clean human sides of {what}, and the 99.9th percentile of a normal fitted to their logits; {})  \n",
             v.look_closer_player,
             parts.join("; ")
         ));
@@ -1806,10 +1845,10 @@ struct PseudoPlayer {
     games: usize,
 }
 
-/// Pseudo-players of `size` games each, for the per-player error rates: the split's human
-/// sides grouped by rating (`size` in a row in Elo order, White and Black alike, as a
-/// real player's games are; a side whose game's other side is already in the group goes
-/// to the next one, so that no pseudo-player holds both sides of one game: pooling
+/// Pseudo-players of `size` games each, for the per-player error rates: the human
+/// sides of `records` grouped by rating (`size` in a row in Elo order, White and Black
+/// alike, as a real player's games are; a side whose game's other side is already in the
+/// group goes to the next one, so that no pseudo-player holds both sides of one game: pooling
 /// White's and Black's apart, as this once did, gave each player one colour's systematic
 /// edge times √games, which no real player has; so does a side whose player is already
 /// in it, since a clean pseudo-player is read as independent sides, without the player
@@ -1823,13 +1862,11 @@ struct PseudoPlayer {
 /// players, whose highest is a stricter bound for a threshold (the fit), not independent
 /// counts (the evaluation uses 1).
 fn pseudo_players(
-    corpus: &std::path::Path,
-    split: Split,
+    records: &[Record],
     model: &AssessmentModel,
     size: usize,
     groupings: usize,
 ) -> Result<Vec<PseudoPlayer>> {
-    let records = load_records(corpus, &[], None, Some(split))?;
     // (kind, elo, record index, side)
     let mut sides: Vec<(Kind, Option<f64>, usize, &str)> = Vec::new();
     for (i, r) in records.iter().enumerate() {
@@ -2425,13 +2462,9 @@ fn eval(a: EvalArgs) -> Result<()> {
     if a.player_games.iter().any(|n| *n < 5) {
         bail!("--player-games: 5 or more (a player's threshold applies from 5 games)");
     }
+    let records = load_records(&a.corpus, &[], None, Some(a.split))?;
     for &n in &a.player_games {
-        player_rates(
-            &mut out,
-            &pseudo_players(&a.corpus, a.split, model, n, 1)?,
-            n,
-            model,
-        );
+        player_rates(&mut out, &pseudo_players(&records, model, n, 1)?, n, model);
     }
     if a.real_player_games < 2 {
         bail!("--real-player-games: 2 or more");
