@@ -1099,11 +1099,13 @@ fn fit(a: FitArgs) -> Result<()> {
 }
 
 /// Sets each kind of input's threshold for a player of five or more games: `look closer`
-/// above every pseudo-player of the clean human games of `records` (`what`: the validation
-/// split for a fit; both sides of each game, in overlapping groupings) and above the 99.9th percentile of a normal fitted to their
-/// logits (the per-player goal is 0.1%, far below one in the few hundred there are), for
-/// players of 5, 10 and 20 games alike (a clean player's probability can rise with their
-/// games), and never below a side's threshold. Returns the model card's lines.
+/// above every pseudo-player of the clean human games of `records` (`what`: the
+/// validation split for a fit, the sides a model never saw for `assess thresholds`; both
+/// sides of each game, in overlapping groupings) and above the 99.9th percentile of a
+/// normal fitted to their logits (the per-player goal is 0.1%, far below one in the few
+/// hundred there are), for players of 5, 10 and 20 games alike (a clean player's
+/// probability can rise with their games), and never below a side's threshold. Returns
+/// the model card's lines.
 fn set_player_thresholds(
     records: &[Record],
     what: &str,
@@ -1153,7 +1155,7 @@ fn set_player_thresholds(
     Ok(card)
 }
 
-/// The sizes of the validation pseudo-players a player's threshold is set above.
+/// The sizes of the pseudo-players a player's threshold is set above.
 const PLAYER_GAMES: [usize; 3] = [5, 10, 20];
 
 /// The normal quantile of the per-player goal (0.1% false positives): 99.9th percentile.
@@ -1848,8 +1850,8 @@ struct PseudoPlayer {
 /// Pseudo-players of `size` games each, for the per-player error rates: the human
 /// sides of `records` grouped by rating (`size` in a row in Elo order, White and Black
 /// alike, as a real player's games are; a side whose game's other side is already in the
-/// group goes to the next one, so that no pseudo-player holds both sides of one game: pooling
-/// White's and Black's apart, as this once did, gave each player one colour's systematic
+/// group goes to the next one, so that no pseudo-player holds both sides of one game:
+/// pooling White's and Black's apart, as this once did, gave each player one colour's systematic
 /// edge times √games, which no real player has; so does a side whose player is already
 /// in it, since a clean pseudo-player is read as independent sides, without the player
 /// effects a real player's games get), the engine-assisted
