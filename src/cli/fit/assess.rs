@@ -285,14 +285,7 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
     if let Some(r) = &model.late_reference {
         with_late_reference(&mut all, r);
     }
-    let unseen = |r: &Row| match r.split {
-        Split::Validation => true,
-        Split::Train => fitted
-            .games
-            .get(&r.game)
-            .is_none_or(|g| g.split != Split::Train),
-        _ => false,
-    };
+    let unseen = |r: &Row| unseen_by(&fitted, r.split, &r.game);
     let mut by_basis: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for r in all.iter().filter(|r| r.kind == Kind::Human && unseen(r)) {
         if let Some(x) = model.assess(&r.signals) {
@@ -335,13 +328,11 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
         let manifest = Manifest::load(&a.corpus)?;
         let records: Vec<Record> = load_records(&a.corpus, &[], None, None)?
             .into_iter()
-            .filter(|r| match manifest.games.get(&r.id).map(|g| g.split) {
-                Some(Split::Validation) => true,
-                Some(Split::Train) => fitted
+            .filter(|r| {
+                manifest
                     .games
                     .get(&r.id)
-                    .is_none_or(|g| g.split != Split::Train),
-                _ => false,
+                    .is_some_and(|g| unseen_by(&fitted, g.split, &r.id))
             })
             .collect();
         let card = set_player_thresholds(
@@ -386,6 +377,16 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
         .with_context(|| format!("cannot write {}", a.out.display()))?;
     eprintln!("fairsight: wrote {}", a.out.display());
     Ok(())
+}
+
+/// Whether a model fitted on the `fitted` manifest never saw game `id`, now in `split`:
+/// every validation game, and train games that were not train games of its fit.
+fn unseen_by(fitted: &Manifest, split: Split, id: &str) -> bool {
+    match split {
+        Split::Validation => true,
+        Split::Train => fitted.games.get(id).is_none_or(|g| g.split != Split::Train),
+        _ => false,
+    }
 }
 
 /// The fit's rule for a kind of input's side thresholds, from its clean human sides'
