@@ -52,8 +52,9 @@ pub enum AssessCmd {
     /// (`[[white, black] per game]`), whatever settings the report was made with.
     Probabilities(ProbabilitiesArgs),
     /// Write the signals of every scored game side of the corpus as CSV (one row a side:
-    /// game, player, kind, split, Elo tag, analysed moves, clocks, then each signal; empty
-    /// where a signal is missing), for studying new signals and models outside fairsight.
+    /// game, player, kind, split, Elo tag, the rating its z-scores are against (an
+    /// engine's drawn one), analysed moves, clocks, then each signal; empty where a signal
+    /// is missing), for studying new signals and models outside fairsight.
     Rows(RowsArgs),
     /// The depth study: the same games analysed at several settings (one corpus folder
     /// each), compared by per-side AUC of the absolute signals and their combination.
@@ -456,7 +457,7 @@ impl Row {
 
 /// The rows as CSV: a header, then one line a row.
 fn rows_csv(rows: &[Row]) -> String {
-    let mut out = String::from("game,player,kind,split,elo,moves,clocks");
+    let mut out = String::from("game,player,kind,split,elo,rating,moves,clocks");
     for s in SIGNALS {
         out.push(',');
         out.push_str(s);
@@ -478,9 +479,10 @@ fn rows_csv(rows: &[Row]) -> String {
         // Names may hold commas or quotes: quote the field, doubling any quote.
         let player = format!("\"{}\"", r.player.replace('"', "\"\""));
         let elo = r.elo.map(|e| e.to_string()).unwrap_or_default();
+        let rating = r.signals.rating.map(|e| e.to_string()).unwrap_or_default();
         let _ = write!(
             out,
-            "{},{player},{kind},{split},{elo},{},{}",
+            "{},{player},{kind},{split},{elo},{rating},{},{}",
             r.game, r.signals.moves, r.signals.clocks
         );
         for v in r.signals.values {
@@ -3042,19 +3044,24 @@ mod tests {
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines.len(), 4);
         let header: Vec<&str> = lines[0].split(',').collect();
-        assert_eq!(header.len(), 7 + SIGNALS.len());
-        assert_eq!(header[7], SIGNALS[0]);
-        // Row 0 is an engine (i % 3 == 0), rated (i % 2 == 0): Elo 1500 and a zMm value.
+        assert_eq!(header.len(), 8 + SIGNALS.len());
+        assert_eq!(header[5], "rating");
+        assert_eq!(header[8], SIGNALS[0]);
+        // Row 0 is an engine (i % 3 == 0), rated (i % 2 == 0): Elo 1500, scored against
+        // a rating of 1100 here (an engine's drawn one), and a zMm value.
+        rows[0].signals.rating = Some(1100.0);
+        let csv = rows_csv(&rows);
+        let lines: Vec<&str> = csv.lines().collect();
         assert!(
-            lines[1].starts_with("g0,\"p0\",top-engine,train,1500,"),
+            lines[1].starts_with("g0,\"p0\",top-engine,train,1500,1100,"),
             "{}",
             lines[1]
         );
-        let zmm = 7 + SIGNALS.iter().position(|s| *s == "zMm").unwrap();
+        let zmm = 8 + SIGNALS.iter().position(|s| *s == "zMm").unwrap();
         assert!(!lines[1].split(',').nth(zmm).unwrap().is_empty());
         // Row 1: a human, unrated (empty Elo and zMm), the name quoted with its quote doubled.
         assert!(
-            lines[2].starts_with("g1,\"O\"\"Brien, Pat\",human,train,,"),
+            lines[2].starts_with("g1,\"O\"\"Brien, Pat\",human,train,,,"),
             "{}",
             lines[2]
         );
