@@ -111,6 +111,7 @@ pub mod fit {
     //! vector, the assessment's experts and signals, Regan's bands and fits) and the
     //! adapters that read them from a report. Not needed to analyse a game.
 
+    pub use crate::analysis::players_without_fits;
     pub use crate::analysis::signals::{
         assessment_probabilities, classifier_probabilities, player_signals, side_signals,
         tag_rating,

@@ -319,6 +319,28 @@ pub fn rerate(report: Report, ratings: &[(&str, f64)]) -> Report {
     rebuild(report, &entered, &models)
 }
 
+/// The players of a report's games whose lower-case names `keep` accepts, summarised and
+/// assessed as [`rerate`] does with no rating entered, but without each player's
+/// maximum-likelihood (s, c) fit and intrinsic rating (`regan` and `ipr` are empty): the
+/// slow part of a summary (hundreds of likelihoods over every move), which no assessment
+/// signal reads. The games' sides are assessed again. For pooling many groups of the same
+/// analysed games into players (the corpus's pseudo-players, `fairsight assess`).
+pub fn players_without_fits(report: &mut Report, keep: impl Fn(&str) -> bool) -> Vec<PlayerReport> {
+    let (settings, engine) = (&report.settings, &report.engine);
+    let models = Models {
+        classifier: Classifier::builtin().filter(|c| c.applies_to(settings, engine)),
+        calibration: Calibration::builtin().filter(|c| c.applies_to(settings, engine)),
+        assessment: AssessmentModel::builtin().filter(|m| m.applies_to(settings, engine)),
+    };
+    let entered = HashMap::new();
+    let mut players = Players::without_fits();
+    for g in report.games.iter_mut() {
+        let signals = assess_sides(g, &models, &entered);
+        players.add_only(g, &models, signals, &keep);
+    }
+    players.finish(&models, &entered)
+}
+
 /// The models that apply to a report: what [`rebuild`] recomputes its players with.
 #[derive(Clone, Copy)]
 struct Models<'a> {

@@ -68,6 +68,8 @@ pub(super) struct Players {
     by_key: HashMap<String, Acc>,
     /// By key: the fits of the last summary ([`Fits`]).
     fits: RefCell<HashMap<String, Fits>>,
+    /// Summaries without the fits ([`Players::without_fits`]).
+    no_fits: bool,
 }
 
 impl Players {
@@ -179,6 +181,15 @@ impl Players {
         self.add(g, models, signals);
     }
 
+    /// Players whose summaries leave out the fits ([`Fits`]: `regan` and `ipr` empty), the
+    /// slow part of a summary, which no assessment signal reads.
+    pub(super) fn without_fits() -> Players {
+        Players {
+            no_fits: true,
+            ..Players::default()
+        }
+    }
+
     /// Forgets the fits kept ([`Fits`]): the models changed.
     pub(super) fn forget_fits(&mut self) {
         self.fits.get_mut().clear();
@@ -247,8 +258,10 @@ impl Players {
         let fits = kept.unwrap_or_else(|| {
             let fits = Fits {
                 revision: a.revision,
-                fit: regan::fit(&a.tested),
-                ipr: calibration.and_then(|c| c.ipr(&a.tested)),
+                fit: (!self.no_fits).then(|| regan::fit(&a.tested)).flatten(),
+                ipr: (!self.no_fits)
+                    .then(|| calibration.and_then(|c| c.ipr(&a.tested)))
+                    .flatten(),
             };
             if keep {
                 self.fits.borrow_mut().insert(key.to_owned(), fits.clone());

@@ -1903,7 +1903,9 @@ fn pseudo_players(
             .partial_cmp(&(b.0, b.1.unwrap_or(f64::MAX)))
             .unwrap_or(std::cmp::Ordering::Equal)
     });
-    let mut members = Vec::new();
+    // Each member: (record index, side, the pseudo-player's name, the rating it is scored
+    // against when not its own).
+    let mut members: Vec<(usize, &str, String, Option<f64>)> = Vec::new();
     let mut groups: Vec<(Kind, Vec<String>, Option<f64>)> = Vec::new();
     let human: Vec<f64> = sorted(
         sides
@@ -1946,30 +1948,12 @@ fn pseudo_players(
                     .flatten();
                 let mut ids = Vec::new();
                 for &&(_, elo, i, side) in &group {
-                    let mut r = records[i].clone();
                     ids.push(format!(
                         "{} {side} {}",
-                        r.id,
+                        records[i].id,
                         elo.map_or("-".into(), |e| e.to_string())
                     ));
-                    let needle = format!("[{side} \"");
-                    let elo_needle = format!("[{side}Elo \"");
-                    r.pgn = r
-                        .pgn
-                        .lines()
-                        .map(|l| {
-                            if l.starts_with(&needle) {
-                                format!("[{side} \"{name}\"]")
-                            } else if let (Some(e), true) = (rating, l.starts_with(&elo_needle)) {
-                                format!("[{side}Elo \"{e}\"]")
-                            } else {
-                                l.to_owned()
-                            }
-                        })
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                        + "\n";
-                    members.push(r);
+                    members.push((i, side, name.clone(), rating));
                 }
                 let elo = group.iter().map(|s| s.1).sum::<Option<f64>>();
                 groups.push((kind, ids, elo.map(|e| e / group.len() as f64)));
@@ -1979,7 +1963,7 @@ fn pseudo_players(
     if members.is_empty() {
         return Ok(Vec::new());
     }
-    let report = rebuild(&members)?;
+    let report = pooled_report(records, &members)?;
     let calibration =
         Calibration::builtin().filter(|c| c.applies_to(&report.settings, &report.engine));
     // A clean pseudo-player pools the sides of different players, independent as a real
@@ -2012,6 +1996,51 @@ fn pseudo_players(
         ));
     }
     Ok(out)
+}
+
+/// The report of the pseudo-players `members` make of `records`: each member (a record,
+/// its side, the pseudo-player's name, the rating that side is scored against when not
+/// its own Elo tag) is a copy of that game's report with the side renamed (and its Elo
+/// tag set to the rating), as if its PGN had said so, and the players are those names
+/// alone. Each game is rebuilt once however many pseudo-players it is in, and the players'
+/// Regan fits and IPRs, which no signal reads, are left out
+/// ([`fairsight::fit::players_without_fits`]): the groupings put each side in several.
+fn pooled_report(
+    records: &[Record],
+    members: &[(usize, &str, String, Option<f64>)],
+) -> Result<Report> {
+    let mut used: Vec<usize> = members.iter().map(|m| m.0).collect();
+    used.sort_unstable();
+    used.dedup();
+    let distinct: Vec<Record> = used.iter().map(|&i| records[i].clone()).collect();
+    let mut report = rebuild(&distinct)?;
+    let base = std::mem::take(&mut report.games);
+    let mut names = std::collections::HashSet::new();
+    for (index, (i, side, name, rating)) in members.iter().enumerate() {
+        let at = used
+            .binary_search(i)
+            .expect("invariant: every member's record is used");
+        let mut g = base[at].clone();
+        g.index = index;
+        let elo_tag = format!("{side}Elo");
+        for (k, v) in &mut g.tags {
+            if k == side {
+                *v = name.clone();
+            } else if let (Some(e), true) = (rating, *k == elo_tag) {
+                *v = e.to_string();
+            }
+        }
+        let side = if *side == "White" {
+            Side::White
+        } else {
+            Side::Black
+        };
+        g.sides.get_mut(side).player = name.clone();
+        names.insert(name.to_lowercase());
+        report.games.push(g);
+    }
+    report.players = fairsight::fit::players_without_fits(&mut report, |k| names.contains(k));
+    Ok(report)
 }
 
 /// A player of `report` assessed by `model` on all their games pooled, as the CLI and the
@@ -3277,6 +3306,80 @@ mod tests {
         assert_eq!(groups.len(), 2);
         assert_eq!(ids(&groups[0]), [(0, "White"), (1, "White"), (2, "White")]);
         assert_eq!(ids(&groups[1]), [(0, "Black"), (1, "Black"), (2, "Black")]);
+    }
+
+    #[test]
+    fn a_pooled_report_reads_as_the_renamed_games_rebuilt_would() {
+        // Two overlapping pseudo-players of the depth study's stored games: one of three
+        // human sides (both colours), one of an engine side scored against a rating that
+        // is not its tag and a side the first one also holds.
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/depth/d14");
+        let records = load_records(&corpus, &[], None, None).unwrap();
+        let human: Vec<usize> = (0..records.len())
+            .filter(|&i| records[i].label == Label::Human)
+            .take(3)
+            .collect();
+        let engine = (0..records.len())
+            .find(|&i| records[i].label == Label::Engine)
+            .expect("an engine game in corpus/depth/d14");
+        let (a, b) = ("pseudo-player 0".to_owned(), "pseudo-player 1".to_owned());
+        let members = vec![
+            (human[0], "White", a.clone(), None),
+            (human[1], "Black", a.clone(), None),
+            (human[2], "White", a.clone(), None),
+            (engine, "Black", b.clone(), Some(1234.0)),
+            (human[1], "Black", b.clone(), None),
+        ];
+        let pooled = pooled_report(&records, &members).unwrap();
+        // What the members' games say when their PGN is renamed and rebuilt whole.
+        let renamed: Vec<Record> = members
+            .iter()
+            .map(|(i, side, name, rating)| {
+                let mut r = records[*i].clone();
+                let needle = format!("[{side} \"");
+                let elo_needle = format!("[{side}Elo \"");
+                r.pgn = r
+                    .pgn
+                    .lines()
+                    .map(|l| match rating {
+                        _ if l.starts_with(&needle) => format!("[{side} \"{name}\"]"),
+                        Some(e) if l.starts_with(&elo_needle) => format!("[{side}Elo \"{e}\"]"),
+                        _ => l.to_owned(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+                    + "\n";
+                r
+            })
+            .collect();
+        let direct = rebuild(&renamed).unwrap();
+        assert_eq!(pooled.players.len(), 2, "only the pseudo-players");
+        for name in [&a, &b] {
+            let mut want = direct
+                .players
+                .iter()
+                .find(|p| &p.name == name)
+                .unwrap()
+                .clone();
+            let got = pooled.players.iter().find(|p| &p.name == name).unwrap();
+            // Left out: the fits no signal reads, which the direct rebuild made.
+            assert!(want.regan.is_some() && got.regan.is_none() && got.ipr.is_none());
+            want.regan = None;
+            (want.ipr, want.ipr_range) = (None, None);
+            assert_eq!(got, &want);
+            assert!(got.assessment.is_some(), "{name}");
+        }
+        assert_eq!(pooled.games[3].tag("BlackElo"), Some("1234"));
+        assert_eq!(pooled.games[3].sides.black.player, b);
+        let strip = |g: &GameReport| {
+            let mut g = g.clone();
+            g.line = 0;
+            g
+        };
+        assert_eq!(pooled.games.len(), direct.games.len());
+        for (got, want) in pooled.games.iter().zip(&direct.games) {
+            assert_eq!(strip(got), strip(want));
+        }
     }
 
     #[test]
