@@ -183,6 +183,21 @@ impl Analysis {
         report
     }
 
+    /// The report's games alone, each side summarised but not assessed, and no players:
+    /// for reading the games' own signals in bulk (the corpus's fits and studies) without
+    /// the players' summaries, whose Regan fits are most of a report's time.
+    pub fn games_report(&self, engine: EngineInfo) -> Report {
+        let models = self.models.resolve(&self.settings, &engine);
+        let games = self
+            .games
+            .iter()
+            .map(|g| self.game_report(g, &models))
+            .collect();
+        let mut report = models.report(self.settings.clone(), engine);
+        report.games = games;
+        report
+    }
+
     /// One game's report from its results so far, before its sides are assessed.
     fn game_report(&self, g: &Result<Game, ImportError>, models: &Models) -> GameReport {
         match g {

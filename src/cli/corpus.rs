@@ -1189,6 +1189,19 @@ pub fn load_records(
 /// The report of `records` (one settings and engine), as a direct analysis of their games
 /// in this order would give it.
 pub fn rebuild(records: &[Record]) -> Result<Report> {
+    let (analysis, engine) = analysis_of(records)?;
+    Ok(analysis.report(engine))
+}
+
+/// [`rebuild`]'s games alone: no players, no assessments
+/// ([`Analysis::games_report`]).
+pub fn rebuild_games(records: &[Record]) -> Result<Report> {
+    let (analysis, engine) = analysis_of(records)?;
+    Ok(analysis.games_report(engine))
+}
+
+/// The analysis of `records` with every stored result in place, and their engine.
+fn analysis_of(records: &[Record]) -> Result<(Analysis, EngineInfo)> {
     let Some(first) = records.first() else {
         bail!("no corpus games match");
     };
@@ -1212,7 +1225,7 @@ pub fn rebuild(records: &[Record]) -> Result<Report> {
     for (i, r) in records.iter().enumerate() {
         analysis.add_result(r.result(i));
     }
-    Ok(analysis.report(first.engine.clone()))
+    Ok((analysis, first.engine.clone()))
 }
 
 fn check(corpus: &Path) -> Result<ExitCode> {

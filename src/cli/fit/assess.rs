@@ -38,7 +38,7 @@ use fairsight::{
 };
 
 use super::{
-    super::corpus::{Label, Manifest, Record, Split, fnv1a, load_records, rebuild},
+    super::corpus::{Label, Manifest, Record, Split, fnv1a, load_records, rebuild, rebuild_games},
     train_fit::{Rng, Scaler, auc, forest_model, logistic_l2},
 };
 
@@ -577,7 +577,7 @@ fn rows_of(
 ) -> Result<Vec<Row>> {
     let manifest = Manifest::load(corpus)?;
     eprintln!("fairsight: rebuilding {} corpus games", records.len());
-    let mut report = rebuild(&records)?;
+    let mut report = rebuild_games(&records)?;
     if let Some(path) = classifier_oof {
         let oof: BTreeMap<String, Vec<Option<f64>>> = serde_json::from_str(
             &std::fs::read_to_string(path)
@@ -2013,7 +2013,7 @@ fn pooled_report(
     used.sort_unstable();
     used.dedup();
     let distinct: Vec<Record> = used.iter().map(|&i| records[i].clone()).collect();
-    let mut report = rebuild(&distinct)?;
+    let mut report = rebuild_games(&distinct)?;
     let base = std::mem::take(&mut report.games);
     let mut names = std::collections::HashSet::new();
     for (index, (i, side, name, rating)) in members.iter().enumerate() {
