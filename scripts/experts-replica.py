@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""A replica of the assessment's rated experts, refitted in seconds from the corpus's
+signals, for studying new signals and feature sets before a 20-minute `assess fit`.
+
+It reads `fairsight assess rows` (one row a game side: kind, split, Elo tag, the rating
+its z-scores are against, every signal). Like `assess fit` it fits one logistic
+regression per kind of assistance (top engines, weaker engines, switched sides) against
+the clean human sides of the train split, puts each on the clean humans' upper-tail
+scale (out-of-fold logits: median, (95th percentile - median) / 1.645) and scores a side
+by the largest of the three; unlike it, it has no random forest, no calibration and no
+unrated variants (rated sides only). It prints per-side ROC AUCs on validation and test
+by slice, all pairs and within 200-point bins of the rating each side is scored against
+(where the rating alone gives 0.5: a signal that only gives the rating back gains there
+nothing).
+
+    fairsight assess rows --out rows.csv
+    pip install scikit-learn pandas
+    python3 scripts/experts-replica.py rows.csv
+
+Studies of session 42 (`models/README.md`): `zGameLoss`, the whole game's win-% loss
+(decided positions included, from `lateLoss` and `lateGain`) against a line of the
+rating fitted on the train split's clean humans; and an absolute strength (`topLines`)
+beside the z-scores of the weaker-engine expert.
+"""
+
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+from sklearn.impute import SimpleImputer
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import GroupKFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+warnings.filterwarnings("ignore")
+
+KINDS = {"top": "top-engine", "weak": "weak-engine", "switched": "switched"}
+# The shipped model's rated experts' signals (models/assessment.json).
+SHIPPED = {
+    "top": ["classifier", "acpl", "matchRate", "competence", "stretch",
+            "zMm", "zAsd", "zLateLoss", "zLateMatch", "zTopLines"],
+    "weak": ["classifier", "stretch", "zMm", "zAsd", "zLateLoss", "zLateMatch", "zTopLines"],
+    "switched": ["classifier", "acpl", "matchRate", "competence", "stretch",
+                 "zMm", "zAsd", "zLateLoss", "zLateMatch", "zTopLines"],
+}
+
+
+def load(path):
+    d = pd.read_csv(path)
+    d = d[d.rating.notna() & (d.zMm.notna() | d.zLateLoss.notna())].reset_index(drop=True)
+    # The whole game's loss: the first half's mean from lateGain = ln(1 + first) -
+    # ln(1 + later), the two halves (of equal size, give or take a move) averaged.
+    late = d.lateLoss.clip(lower=0)
+    first = np.exp(d.lateGain + np.log1p(late)) - 1
+    d["gameLoss"] = np.log1p(np.where(first.notna(), (first + late) / 2, late))
+    h = (d.split == "train") & (d.kind == "human")
+    slope, intercept = np.polyfit(d.rating[h], d.gameLoss[h], 1)
+    sd = np.std(d.gameLoss[h] - (intercept + slope * d.rating[h]))
+    # Positive: lost less than clean humans of the rating do.
+    d["zGameLoss"] = -(d.gameLoss - (intercept + slope * d.rating)) / sd
+    return d
+
+
+def logit(p):
+    p = np.clip(p, 1e-9, 1 - 1e-9)
+    return np.log(p / (1 - p))
+
+
+def model():
+    return make_pipeline(SimpleImputer(strategy="median"), StandardScaler(),
+                         LogisticRegression(max_iter=3000))
+
+
+def experts(d, features):
+    """Each expert's z for every side: out of fold on its train sides."""
+    z = {}
+    for k, feats in features.items():
+        tr = (d.split == "train") & ((d.kind == "human") | (d.kind == KINDS[k]))
+        x, y = d.loc[tr, feats].astype(float), (d.loc[tr, "kind"] == KINDS[k]).astype(int)
+        oof = np.zeros(len(x))
+        for a, b in GroupKFold(5).split(x, y, d.loc[tr, "game"]):
+            oof[b] = logit(model().fit(x.iloc[a], y.iloc[a]).predict_proba(x.iloc[b])[:, 1])
+        human = oof[(y == 0).values]
+        centre = np.median(human)
+        scale = (np.percentile(human, 95) - centre) / 1.645
+        score = pd.Series((logit(model().fit(x, y).predict_proba(d[feats].astype(float))[:, 1])
+                           - centre) / scale, index=d.index)
+        score[tr[tr].index] = (oof - centre) / scale
+        z[k] = score
+    return pd.DataFrame(z)
+
+
+def within(d, pos, score, split):
+    """AUC of `pos` against clean humans, pairs compared within 200-point rating bins."""
+    t = d.split == split
+    h, p = t & (d.kind == "human"), t & pos
+    bins = d.rating // 200
+    num = den = 0.0
+    for b in set(bins[p]):
+        pp, hh = p & (bins == b), h & (bins == b)
+        if pp.sum() and hh.sum():
+            m = pp | hh
+            w = pp.sum() * hh.sum()
+            num += roc_auc_score(pp[m].astype(int), score[m]) * w
+            den += w
+    return num / den
+
+
+def report(d, score, label):
+    slices = {
+        "top": d.kind == "top-engine",
+        "weak": (d.kind == "weak-engine") & (d.elo <= 2600),
+        "switched": d.kind == "switched",
+    }
+    for split in ["validation", "test"]:
+        t = d.split == split
+        h = t & (d.kind == "human")
+        cells = []
+        for name, pos in slices.items():
+            m = h | (t & pos)
+            cells.append(f"{name} {roc_auc_score((t & pos)[m].astype(int), score[m]):.3f}"
+                         f" (bins {within(d, pos, score, split):.3f})")
+        print(f"{label:40s} {split:10s} " + "  ".join(cells))
+
+
+def main():
+    d = load(sys.argv[1] if len(sys.argv) > 1 else "rows.csv")
+    for name, features in [
+        ("shipped signals", SHIPPED),
+        ("+ zGameLoss (weaker, switched)", {**SHIPPED,
+                                            "weak": SHIPPED["weak"] + ["zGameLoss"],
+                                            "switched": SHIPPED["switched"] + ["zGameLoss"]}),
+        # An absolute strength beside its z-score gives the rating back (the design
+        # keeps it out of the weaker expert): all pairs gain, pairs within bins do not.
+        ("+ topLines (weaker)", {**SHIPPED, "weak": SHIPPED["weak"] + ["topLines"]}),
+    ]:
+        z = experts(d, features)
+        report(d, z.max(axis=1), name + ": largest z")
+        report(d, z["weak"], name + ": weaker expert alone")
+        report(d, z["switched"], name + ": switched expert alone")
+    # Single signals, each side against clean humans, read the engine-like way.
+    for signal, direction in [("zGameLoss", 1), ("zLateLoss", -1), ("zAsd", -1),
+                              ("zTopLines", 1), ("seenLines", 1)]:
+        report(d, direction * d[signal].fillna(d[signal].median()), signal + " alone")
+
+
+if __name__ == "__main__":
+    main()
