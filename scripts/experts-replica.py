@@ -19,8 +19,8 @@ nothing).
 
 Studies of session 42 (`models/README.md`): `zGameLoss`, the whole game's win-% loss
 (decided positions included, from `lateLoss` and `lateGain`) against a line of the
-rating fitted on the train split's clean humans; and an absolute strength (`topLines`)
-beside the z-scores of the weaker-engine expert.
+rating fitted on the train split's clean humans; an absolute strength (`topLines`)
+beside the z-scores of the weaker-engine expert; and `zAsd` recentred by rating band.
 """
 
 import sys
@@ -61,6 +61,18 @@ def load(path):
     sd = np.std(d.gameLoss[h] - (intercept + slope * d.rating[h]))
     # Positive: lost less than clean humans of the rating do.
     d["zGameLoss"] = -(d.gameLoss - (intercept + slope * d.rating)) / sd
+    return d
+
+
+def recentred(d, signals):
+    """`signals` less the mean of the train split's clean humans of the side's rating
+    band (Regan's table has no band under 1,645, and clean players rated under 1,400,
+    nearly all online, sit near zAsd +2 against it)."""
+    d = d.copy()
+    band = pd.cut(d.rating, [0, 1200, 1400, 1600, 1800, 2000, 2200, 2400, 2600, 4000])
+    h = (d.split == "train") & (d.kind == "human")
+    for s in signals:
+        d[s] = d[s] - band.map(d[h].groupby(band[h], observed=False)[s].mean()).astype(float)
     return d
 
 
@@ -141,6 +153,12 @@ def main():
         report(d, z.max(axis=1), name + ": largest z")
         report(d, z["weak"], name + ": weaker expert alone")
         report(d, z["switched"], name + ": switched expert alone")
+    # zAsd recentred on the clean humans of its rating band.
+    r = recentred(d, ["zAsd"])
+    z = experts(r, SHIPPED)
+    report(r, z.max(axis=1), "zAsd recentred by band: largest z")
+    report(r, z["weak"], "zAsd recentred by band: weaker expert alone")
+    report(r, -r.zAsd.fillna(0), "zAsd recentred by band alone")
     # Single signals, each side against clean humans, read the engine-like way.
     for signal, direction in [("zGameLoss", 1), ("zLateLoss", -1), ("zAsd", -1),
                               ("zTopLines", 1), ("seenLines", 1)]:
