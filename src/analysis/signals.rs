@@ -7,7 +7,7 @@
 use crate::{
     game::Side,
     model::{
-        assessment::{AssessmentModel, Late, Pooled, Signals, TopLines},
+        assessment::{AssessmentModel, Late, Pooled, PositionLoss, Signals, TopLines},
         classifier::Classifier,
     },
     plan::Exclusion,
@@ -70,7 +70,28 @@ pub fn side_signals(
     )?;
     signals.set_late(side_late(game, side));
     signals.set_top_lines(side_top_lines(game, side));
+    signals.position = side_position_loss(game, side);
     Some(signals)
+}
+
+/// A side's counted moves (searched, not excluded) by kind of position, with their
+/// win-% losses ([`PositionLoss`]).
+pub fn side_position_loss(game: &GameReport, side: Side) -> PositionLoss {
+    PositionLoss::of_moves(
+        game.plies
+            .iter()
+            .filter(|p| p.side == side && p.searched && p.excluded.is_none())
+            .filter_map(|p| {
+                let f = &p.features;
+                let cell = PositionLoss::cell(
+                    f.gaps.first().copied(),
+                    f.eval?.to_cp(1500).clamp(-1500, 1500),
+                    f.best_changes,
+                    f.alternatives.unwrap_or(0),
+                );
+                Some((cell, f.win_loss?))
+            }),
+    )
 }
 
 /// Whether each of a side's counted moves (searched, not excluded: those the accuracy
@@ -139,6 +160,7 @@ pub fn player_signals(
         player.z_scores.as_ref(),
     )?;
     signals.set_late(late);
+    signals.position = PositionLoss::pooled(sides.iter().map(|s| &s.position));
     signals.set_top_lines(TopLines::pooled(
         &sides
             .iter()

@@ -32,7 +32,7 @@ use crate::{
 };
 
 /// The signals, by name, in vector order.
-pub const SIGNALS: [&str; 23] = [
+pub const SIGNALS: [&str; 24] = [
     "classifier",
     "positiveRate",
     "acpl",
@@ -56,6 +56,7 @@ pub const SIGNALS: [&str; 23] = [
     "lateGain",
     "seenLines",
     "zSeenLines",
+    "zPositionLoss",
 ];
 
 /// Which way each signal points to engine play: +1 where a higher value is more
@@ -64,7 +65,7 @@ pub const SIGNALS: [&str; 23] = [
 /// fixed direction (an engine user may move evenly or erratically) and are not listed.
 /// The fit keeps an expert's logistic weights in these directions, so that every reason
 /// moves the probability the way its value reads.
-pub const ENGINE_DIRECTION: [(&str, f64); 19] = [
+pub const ENGINE_DIRECTION: [(&str, f64); 20] = [
     ("classifier", 1.0),
     ("positiveRate", 1.0),
     ("acpl", -1.0),
@@ -84,6 +85,7 @@ pub const ENGINE_DIRECTION: [(&str, f64); 19] = [
     ("lateGain", 1.0),
     ("seenLines", 1.0),
     ("zSeenLines", 1.0),
+    ("zPositionLoss", -1.0),
 ];
 
 /// A signal's engine direction ([`ENGINE_DIRECTION`]), `None` for the clock signals.
@@ -95,7 +97,7 @@ pub fn engine_direction(signal: &str) -> Option<f64> {
 }
 
 /// Signals that need a rating.
-pub const RATED_SIGNALS: [&str; 7] = [
+pub const RATED_SIGNALS: [&str; 8] = [
     "zMm",
     "zEv",
     "zAsd",
@@ -103,6 +105,7 @@ pub const RATED_SIGNALS: [&str; 7] = [
     "zLateMatch",
     "zTopLines",
     "zSeenLines",
+    "zPositionLoss",
 ];
 /// Signals that need clocks.
 pub const CLOCK_SIGNALS: [&str; 4] = ["timeCv", "windowCv", "fastShare", "difficultyCorrelation"];
@@ -132,6 +135,9 @@ pub struct Signals {
     /// Regan's z-scores (`zMm`, `zEv`, `zAsd`) as his model gives them, before any
     /// correction for the rating band ([`RatingBias`]), and the moves they tested.
     pub regan: ([Option<f64>; 3], usize),
+    /// The counted moves' losses by kind of position, from which `zPositionLoss` is
+    /// computed against the rating ([`PositionLoss`]).
+    pub position: PositionLoss,
 }
 
 /// Regan's z-scores, in [`Signals::regan`] order.
@@ -150,6 +156,7 @@ impl Signals {
             early: (None, 0),
             top_moves: 0,
             regan: ([None; 3], 0),
+            position: PositionLoss::default(),
         }
     }
 
@@ -206,6 +213,13 @@ impl Signals {
         }
         if let Some(line) = &reference.seen_lines {
             raw.push(("zSeenLines", z(line, "seenLines"), self.games));
+        }
+        let table = match &reference.position_loss_clocks {
+            Some(t) if self.clocks => Some(t),
+            _ => reference.position_loss.as_ref(),
+        };
+        if let Some(table) = table {
+            raw.push(("zPositionLoss", table.z(&self.position, rating), self.games));
         }
         if reference.bias.is_some() || !reference.player_effects.is_empty() {
             for (i, name) in REGAN_SIGNALS.iter().enumerate() {
@@ -382,6 +396,16 @@ pub struct LateReference {
     /// `seenLines` (absent in models fitted before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seen_lines: Option<RatingLine>,
+    /// What clean humans of each rating band lose in each kind of position, for
+    /// `zPositionLoss` of input without clocks (over the board, as a rule: absent in
+    /// models fitted before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position_loss: Option<LossTable>,
+    /// The same from clean humans with clocks (online, as a rule), for input with them:
+    /// a rating of one pool is not one of the other, and an over-the-board player loses
+    /// less than an online blitz player of the same number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position_loss_clocks: Option<LossTable>,
     /// How far clean humans of each rating band sit from zero in every z-score against
     /// the rating, taken off before a model reads them (absent in models fitted before
     /// it).
@@ -604,14 +628,214 @@ impl LateReference {
                 .filter_map(|s| Some((s.rating?, model_value(name, s.get(name)?))))
                 .collect()
         };
+        // What clean humans lose by kind of position: all of them, then those without
+        // clocks and those with, each cell shrunk toward all of them.
+        let sides = |clocks: Option<bool>| -> Vec<(f64, &PositionLoss)> {
+            clean_humans
+                .iter()
+                .filter(|s| clocks.is_none_or(|c| s.clocks == c))
+                .filter_map(|s| Some((s.rating?, &s.position)))
+                .collect()
+        };
+        let all = LossTable::fit(&sides(None), None);
+        let tables = match &all {
+            Some(all) => (
+                LossTable::fit(&sides(Some(false)), Some(all)).or_else(|| Some(all.clone())),
+                LossTable::fit(&sides(Some(true)), Some(all)),
+            ),
+            None => (None, None),
+        };
         Some(LateReference {
             loss: RatingLine::fit(&pairs("lateLoss"))?,
             match_rate: RatingLine::fit(&pairs("lateMatch"))?,
             top_lines: RatingLine::fit(&pairs("topLines")),
             seen_lines: RatingLine::fit(&pairs("seenLines")),
+            position_loss: tables.0,
+            position_loss_clocks: tables.1,
             bias: None,
             player_effects: Vec::new(),
         })
+    }
+}
+
+/// A side's (or a player's) counted moves by kind of position, for `zPositionLoss`: per
+/// cell ([`PositionLoss::cell`]) the moves, their summed win-% loss and its square (each
+/// loss capped at [`PositionLoss::CAP`]). A human's errors come where positions are hard
+/// for a human of their rating; a side that loses less than clean humans of its rating
+/// lose in the same kinds of positions plays above it. Unlike Regan's `zAsd`, whose
+/// table has no band under 1,645, the expectation comes from the corpus's own clean
+/// humans of every band ([`LossTable`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PositionLoss {
+    cells: std::collections::BTreeMap<u16, (u32, f64, f64)>,
+}
+
+impl PositionLoss {
+    /// A move's loss counts up to this many win-% points: one blunder is one error.
+    pub const CAP: f64 = 50.0;
+    /// Upper bounds of the gap from the best line to the second (cp).
+    const GAPS: [i32; 4] = [10, 30, 80, 200];
+    /// Upper bounds of the position's evaluation, either side (cp; mates count 1,500).
+    const EVALS: [i32; 3] = [50, 150, 300];
+    /// Cells: gap bands × evaluation bands × best-move changes (0-3+) × good
+    /// alternatives (0-3).
+    pub const CELLS: usize = (Self::GAPS.len() + 1) * (Self::EVALS.len() + 1) * 4 * 4;
+
+    /// The cell of a position: the gap from the best line to the second (`None` with
+    /// one line: no second move to choose), the evaluation (cp, mover's side or White's,
+    /// mates as ±1,500 or more), how often the engine's best move changed over the
+    /// depths, and how many other lines were good.
+    pub fn cell(gap: Option<i32>, eval_cp: i32, best_changes: u32, alternatives: u32) -> u16 {
+        let band = |v: i32, bounds: &[i32]| bounds.iter().filter(|b| v > **b).count();
+        let g = band(gap.unwrap_or(0), &Self::GAPS);
+        let e = band(eval_cp.saturating_abs(), &Self::EVALS);
+        let c = best_changes.min(3) as usize;
+        let a = alternatives.min(3) as usize;
+        (((g * (Self::EVALS.len() + 1) + e) * 4 + c) * 4 + a) as u16
+    }
+
+    /// The moves' `(cell, win-% loss)`.
+    pub fn of_moves(moves: impl IntoIterator<Item = (u16, f64)>) -> PositionLoss {
+        let mut out = PositionLoss::default();
+        for (cell, loss) in moves {
+            let y = loss.clamp(0.0, Self::CAP);
+            let e = out.cells.entry(cell).or_insert((0, 0.0, 0.0));
+            e.0 += 1;
+            e.1 += y;
+            e.2 += y * y;
+        }
+        out
+    }
+
+    /// Several sides' moves together (a player's games).
+    pub fn pooled<'a>(parts: impl IntoIterator<Item = &'a PositionLoss>) -> PositionLoss {
+        let mut out = PositionLoss::default();
+        for p in parts {
+            for (cell, (n, s, s2)) in &p.cells {
+                let e = out.cells.entry(*cell).or_insert((0, 0.0, 0.0));
+                e.0 += n;
+                e.1 += s;
+                e.2 += s2;
+            }
+        }
+        out
+    }
+
+    /// Moves counted.
+    pub fn moves(&self) -> usize {
+        self.cells.values().map(|c| c.0 as usize).sum()
+    }
+}
+
+/// What clean humans of each rating band lose in each kind of position
+/// ([`PositionLoss::cell`]): the mean and variance of a move's capped win-% loss, each
+/// cell shrunk toward its band's by [`LossTable::PRIOR`] moves. `zPositionLoss` is then
+/// `(observed − expected) / √(Σ variances)` over a side's moves: negative when it lost
+/// less than clean humans of its rating do in the same positions (as `zAsd` and
+/// `zLateLoss` read).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LossTable {
+    /// Per band ([`LossTable::band`]), per cell: the expected loss.
+    pub mean: Vec<Vec<f64>>,
+    /// Per band, per cell: its variance.
+    pub var: Vec<Vec<f64>>,
+    /// The moves it was fitted on.
+    pub moves: usize,
+}
+
+impl LossTable {
+    /// Moves of a band's own mean a cell's estimate is shrunk with.
+    pub const PRIOR: f64 = 20.0;
+    /// Bands of 200 points: under 1,200, 1,200-1,399, ..., 2,600 and over.
+    pub const BANDS: usize = 9;
+    /// Fewest moves for a table.
+    const MIN_MOVES: usize = 1000;
+
+    /// The band of a rating.
+    pub fn band(rating: f64) -> usize {
+        ((rating / 200.0).floor().clamp(5.0, 13.0) as usize) - 5
+    }
+
+    /// Fits the table on clean human sides' `(rating, moves)`; `None` with fewer than
+    /// 1,000 moves. Each cell is shrunk toward `prior`'s same cell when given (a table of
+    /// a wider population: a band with few moves of its own reads like it), else toward
+    /// its band's mean. Values are rounded to 4 decimals, as the model file keeps them.
+    pub fn fit(sides: &[(f64, &PositionLoss)], prior: Option<&LossTable>) -> Option<LossTable> {
+        let mut cells = vec![vec![(0.0_f64, 0.0_f64, 0.0_f64); PositionLoss::CELLS]; Self::BANDS];
+        for (rating, p) in sides {
+            let b = Self::band(*rating);
+            for (cell, (n, s, s2)) in &p.cells {
+                let c = &mut cells[b][*cell as usize];
+                c.0 += *n as f64;
+                c.1 += s;
+                c.2 += s2;
+            }
+        }
+        let total = |rows: &mut dyn Iterator<Item = &(f64, f64, f64)>| {
+            rows.fold((0.0, 0.0, 0.0), |a, c| (a.0 + c.0, a.1 + c.1, a.2 + c.2))
+        };
+        let all = total(&mut cells.iter().flatten());
+        if (all.0 as usize) < Self::MIN_MOVES {
+            return None;
+        }
+        let moments = |(n, s, s2): (f64, f64, f64)| {
+            let m = s / n;
+            (m, (s2 / n - m * m).max(0.0))
+        };
+        let round = |x: f64| (x * 1e4).round() / 1e4;
+        let k = Self::PRIOR;
+        let (mut mean, mut var) = (Vec::new(), Vec::new());
+        for (b, band) in cells.iter().enumerate() {
+            let t = total(&mut band.iter());
+            let (bm, bv) = moments(if t.0 > 0.0 { t } else { all });
+            // The wider table's cells scaled to how much these players of the band lose
+            // against it (observed over expected on their own moves, shrunk toward 1 by
+            // ten PRIORs of moves): the wider table gives the shape over kinds of
+            // position, these players their level.
+            let scale = prior.map(|p| {
+                let expected: f64 = band.iter().zip(&p.mean[b]).map(|(c, m)| c.0 * m).sum();
+                if t.0 == 0.0 || expected <= 0.0 {
+                    return 1.0;
+                }
+                let pseudo = 10.0 * k * expected / t.0;
+                (t.1 + pseudo) / (expected + pseudo)
+            });
+            let (m, v): (Vec<f64>, Vec<f64>) = band
+                .iter()
+                .enumerate()
+                .map(|(c, (n, s, s2))| {
+                    let (pm, pv) = match (prior, scale) {
+                        (Some(p), Some(r)) => (p.mean[b][c] * r, p.var[b][c] * r * r),
+                        _ => (bm, bv),
+                    };
+                    let m = (s + k * pm) / (n + k);
+                    let ex2 = (s2 + k * (pv + pm * pm)) / (n + k);
+                    (round(m), round((ex2 - m * m).max(1e-3)))
+                })
+                .unzip();
+            mean.push(m);
+            var.push(v);
+        }
+        Some(LossTable {
+            mean,
+            var,
+            moves: all.0 as usize,
+        })
+    }
+
+    /// `zPositionLoss` of `moves` against `rating`; `None` without moves.
+    pub fn z(&self, moves: &PositionLoss, rating: f64) -> Option<f64> {
+        let b = Self::band(rating);
+        let (mean, var) = (self.mean.get(b)?, self.var.get(b)?);
+        let (mut expected, mut observed, mut v) = (0.0, 0.0, 0.0);
+        for (cell, (n, s, _)) in &moves.cells {
+            let c = *cell as usize;
+            expected += *n as f64 * mean.get(c)?;
+            v += *n as f64 * var.get(c)?;
+            observed += s;
+        }
+        (v > 0.0).then(|| (observed - expected) / libm::sqrt(v))
     }
 }
 
@@ -1313,6 +1537,10 @@ pub fn describe(signal: &str, value: f64) -> (&'static str, String) {
             "moves the engine had among its lines at some depth, against the rating (z)",
             format!("{value:+.1}"),
         ),
+        "zPositionLoss" => (
+            "loss of winning chances against what players of the rating lose in the same positions (z)",
+            format!("{value:+.1}"),
+        ),
         _ => ("signal", format!("{value}")),
     }
 }
@@ -1595,6 +1823,8 @@ mod tests {
             &serde_json::to_string(&LateReference {
                 top_lines: None,
                 seen_lines: None,
+                position_loss: None,
+                position_loss_clocks: None,
                 ..r
             })
             .unwrap(),
@@ -1653,6 +1883,109 @@ mod tests {
     }
 
     #[test]
+    fn the_position_loss_is_measured_against_humans_of_the_rating_in_the_same_positions() {
+        // Cells: a quiet position (small gap, level) and a sharp one (one good move).
+        let quiet = PositionLoss::cell(Some(5), 20, 0, 2);
+        let sharp = PositionLoss::cell(Some(400), -20, 3, 0);
+        assert_ne!(quiet, sharp);
+        assert_eq!(PositionLoss::cell(None, 20, 0, 2), quiet);
+        assert!((sharp as usize) < PositionLoss::CELLS);
+        assert_eq!(
+            PositionLoss::cell(Some(300), 10_000, 9, 9) as usize,
+            PositionLoss::CELLS - 1
+        );
+        // Clean humans rated 1300 lose 2 points in quiet positions and 20 in sharp ones;
+        // those rated 2300, 1 and 6 (each ±1 or ±4: a spread). Twenty sides a band.
+        let side = |q: f64, s: f64| {
+            PositionLoss::of_moves((0..20).flat_map(|i| {
+                let j = if i % 2 == 0 { 1.0 } else { -1.0 };
+                [(quiet, q + j), (sharp, s + 4.0 * j)]
+            }))
+        };
+        let (weak, strong) = (side(2.0, 20.0), side(1.0, 6.0));
+        let mut sides: Vec<(f64, &PositionLoss)> = Vec::new();
+        for _ in 0..20 {
+            sides.push((1300.0, &weak));
+            sides.push((2300.0, &strong));
+        }
+        let t = LossTable::fit(&sides, None).expect("a table");
+        assert_eq!(t.moves, 1600);
+        let b = LossTable::band(1300.0);
+        assert_eq!(
+            (b, LossTable::band(100.0), LossTable::band(3500.0)),
+            (1, 0, 8)
+        );
+        // 400 moves a cell: shrunk a little toward the band's mean of 11.
+        let m = t.mean[b][sharp as usize];
+        assert!(
+            (m - (400.0 * 20.0 + 20.0 * 11.0) / 420.0).abs() < 1e-4,
+            "{m}"
+        );
+        // A band's own sides read about zero; the same moves against a lower rating read
+        // as far less loss than expected (engine-like, negative).
+        let own = t.z(&weak, 1300.0).unwrap();
+        assert!(own.abs() < 1.0, "{own}");
+        let z = t.z(&strong, 1300.0).unwrap();
+        assert!(z < -5.0, "{z}");
+        assert!(t.z(&strong, 2300.0).unwrap().abs() < 1.0);
+        // A band with no humans falls back on all of them; no moves, no z.
+        assert!(t.z(&strong, 1900.0).unwrap().is_finite());
+        assert_eq!(t.z(&PositionLoss::default(), 1300.0), None);
+        // Losses are capped; a player's games pool their moves.
+        let capped = PositionLoss::of_moves([(quiet, 90.0)]);
+        assert_eq!(capped, PositionLoss::of_moves([(quiet, PositionLoss::CAP)]));
+        let both = PositionLoss::pooled([&weak, &strong]);
+        assert_eq!(both.moves(), weak.moves() + strong.moves());
+        // Through the signals: with the table in the reference, a rated side gets
+        // `zPositionLoss`; an unrated one does not; too few humans, no table.
+        let mut s = signals(&[("lateLoss", 4.0), ("lateMatch", 0.5)], Some(1300.0));
+        s.position = strong.clone();
+        let line = RatingLine {
+            intercept: 1.0,
+            slope: 0.0,
+            sd: 1.0,
+        };
+        let r = LateReference {
+            loss: line,
+            match_rate: line,
+            top_lines: None,
+            seen_lines: None,
+            position_loss: Some(t.clone()),
+            position_loss_clocks: None,
+            bias: None,
+            player_effects: Vec::new(),
+        };
+        // (clipped at ±8, as every z-score the models read)
+        let read = s.with_late_z(&r).get("zPositionLoss").unwrap();
+        assert!((read - z.clamp(-8.0, 8.0)).abs() < 1e-12, "{read} {z}");
+        s.rating = None;
+        assert_eq!(s.with_late_z(&r).get("zPositionLoss"), None);
+        assert_eq!(LossTable::fit(&sides[..1], None), None);
+        // A table of part of the players (those with clocks, say) is shrunk toward a wider
+        // table's same cell, and input with clocks is read against it.
+        let part = LossTable::fit(&sides, Some(&t)).unwrap();
+        let want = (400.0 * 20.0 + 20.0 * t.mean[b][sharp as usize]) / 420.0;
+        assert!((part.mean[b][sharp as usize] - want).abs() < 1e-3);
+        let strong_at_1300: Vec<(f64, &PositionLoss)> =
+            (0..60).map(|_| (1300.0, &strong)).collect();
+        let online = LossTable::fit(&strong_at_1300, Some(&t)).unwrap();
+        let r = LateReference {
+            position_loss_clocks: Some(online.clone()),
+            ..r
+        };
+        s.rating = Some(1300.0);
+        let offline = s.with_late_z(&r).get("zPositionLoss").unwrap();
+        s.clocks = true;
+        let with_clocks = s.with_late_z(&r).get("zPositionLoss").unwrap();
+        assert!(
+            offline < -5.0 && with_clocks.abs() < 1.0,
+            "{offline} {with_clocks}"
+        );
+        assert_eq!(engine_direction("zPositionLoss"), Some(-1.0));
+        assert!(describe("zPositionLoss", -2.0).0.contains("same positions"));
+    }
+
+    #[test]
     fn z_scores_are_recentred_on_the_clean_humans_of_their_band() {
         // Clean humans under 1200 read zAsd +0.4 per tested move's square root (+2 on 25
         // moves) and zTopLines +0.8 a game; those of 2000-2199 read zero.
@@ -1688,6 +2021,8 @@ mod tests {
             match_rate: line,
             top_lines: Some(line),
             seen_lines: None,
+            position_loss: None,
+            position_loss_clocks: None,
             bias: Some(bias),
             player_effects: Vec::new(),
         };
@@ -1770,6 +2105,8 @@ mod tests {
             match_rate: line,
             top_lines: Some(line),
             seen_lines: None,
+            position_loss: None,
+            position_loss_clocks: None,
             bias: None,
             player_effects: vec![effect("zAsd", 0.25), effect("zTopLines", 1.0 / 9.0)],
         };

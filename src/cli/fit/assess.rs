@@ -177,6 +177,10 @@ pub struct FitArgs {
     /// split's clean players).
     #[arg(long)]
     no_player_effects: bool,
+    /// Signals no expert reads (comma-separated; a study, e.g. a refit with the shipped
+    /// model's signals beside one with a new one).
+    #[arg(long, value_delimiter = ',')]
+    leave_out: Vec<String>,
 }
 
 #[derive(Args)]
@@ -992,6 +996,12 @@ fn fit_model(kind: &str, x: &[Vec<f64>], y: &[u32], trees: u16, seed: u64) -> Re
 }
 
 fn fit(a: FitArgs) -> Result<()> {
+    if let Some(bad) = a.leave_out.iter().find(|s| !SIGNALS.contains(&s.as_str())) {
+        bail!(
+            "--leave-out {bad}: no such signal (the signals: {})",
+            SIGNALS.join(", ")
+        );
+    }
     let mut all = rows(&a.corpus, a.classifier_oof.as_deref())?;
     let mut late_reference = fit_late_reference(&all);
     match &mut late_reference {
@@ -1041,6 +1051,7 @@ fn fit(a: FitArgs) -> Result<()> {
         a.seed,
         a.min_expert_auc,
         a.sign_consistent,
+        &a.leave_out,
     )?;
     if let Some(bias) = late_reference.as_ref().and_then(|r| r.bias.as_ref()) {
         card.push('\n');
@@ -1404,6 +1415,7 @@ fn fit_variants(
     seed: u64,
     min_expert_auc: f64,
     sign_consistent: bool,
+    leave_out: &[String],
 ) -> Result<(Vec<AssessmentVariant>, Vec<HumanRange>, String)> {
     let train_humans: Vec<&Row> = all
         .iter()
@@ -1473,6 +1485,7 @@ fn fit_variants(
         let features: Vec<String> = variant_features(rated, clocks)
             .into_iter()
             .filter(|f| ranges.iter().any(|h| h.signal == *f && h.hi == 0))
+            .filter(|f| !leave_out.contains(f))
             .collect();
         let fill: Vec<f64> = features.iter().map(|f| median_of(f)).collect();
         let input = |r: &Row| -> Vec<f64> {
@@ -3116,7 +3129,8 @@ mod tests {
                 }
             }
         }
-        let (variants, _, card) = fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false).unwrap();
+        let (variants, _, card) =
+            fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false, &[]).unwrap();
         let expert = |rated: bool| {
             let v = variants
                 .iter()
@@ -3166,7 +3180,8 @@ mod tests {
             let z = r.signals.values[at("zMm")].take();
             r.signals.values[at("zLateLoss")] = z.map(|z| -z);
         }
-        let (variants, _, card) = fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false).unwrap();
+        let (variants, _, card) =
+            fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false, &[]).unwrap();
         let rated = variants
             .iter()
             .find(|v| v.rated && !v.clocks)
@@ -3204,7 +3219,7 @@ mod tests {
     fn fitted_variants_separate_synthetic_engines_and_keep_false_positives_low() {
         let rows = synthetic(1500, 11, false);
         let (variants, ranges, card) =
-            fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false).unwrap();
+            fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false, &[]).unwrap();
         assert!(card.contains("unrated, no clocks"), "{card}");
         let unrated = variants.iter().find(|v| !v.rated && !v.clocks).unwrap();
         let rated = variants.iter().find(|v| v.rated && !v.clocks).unwrap();
@@ -3306,6 +3321,45 @@ mod tests {
         assert_eq!(groups.len(), 2);
         assert_eq!(ids(&groups[0]), [(0, "White"), (1, "White"), (2, "White")]);
         assert_eq!(ids(&groups[1]), [(0, "Black"), (1, "Black"), (2, "Black")]);
+    }
+
+    #[test]
+    fn a_sides_position_loss_holds_its_counted_moves_by_kind_of_position() {
+        use fairsight::{
+            Side,
+            fit::{PositionLoss, side_position_loss},
+        };
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/depth/d14");
+        let records = load_records(&corpus, &[], None, None).unwrap();
+        let report = rebuild_games(&records[..4]).unwrap();
+        let mut total = 0;
+        for game in &report.games {
+            for side in [Side::White, Side::Black] {
+                let counted: Vec<_> = game
+                    .plies
+                    .iter()
+                    .filter(|p| p.side == side && p.searched && p.excluded.is_none())
+                    .filter(|p| p.features.win_loss.is_some() && p.features.eval.is_some())
+                    .collect();
+                let cells = side_position_loss(game, side);
+                assert_eq!(cells.moves(), counted.len());
+                // The same moves put in their cells by hand.
+                let by_hand = PositionLoss::of_moves(counted.iter().map(|p| {
+                    let f = &p.features;
+                    let eval = f.eval.unwrap().to_cp(1500).clamp(-1500, 1500);
+                    let cell = PositionLoss::cell(
+                        f.gaps.first().copied(),
+                        eval,
+                        f.best_changes,
+                        f.alternatives.unwrap_or(0),
+                    );
+                    (cell, f.win_loss.unwrap())
+                }));
+                assert_eq!(cells, by_hand);
+                total += cells.moves();
+            }
+        }
+        assert!(total > 100, "{total} counted moves in 4 stored games");
     }
 
     #[test]
