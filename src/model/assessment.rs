@@ -214,10 +214,15 @@ impl Signals {
         if let Some(line) = &reference.seen_lines {
             raw.push(("zSeenLines", z(line, "seenLines"), self.games));
         }
+        // A game side's only: pooled over a player's games, what is left of the gap
+        // between the pool a rating comes from and the table's players adds up game
+        // after game (clean pseudo-players of 20 unseen sides reached a probability of
+        // 1.000 on it), and a player is read on the other z-scores.
         let table = match &reference.position_loss_clocks {
             Some(t) if self.clocks => Some(t),
             _ => reference.position_loss.as_ref(),
-        };
+        }
+        .filter(|_| self.games == 1);
         if let Some(table) = table {
             raw.push(("zPositionLoss", table.z(&self.position, rating), self.games));
         }
@@ -580,6 +585,13 @@ pub struct RatingLine {
     pub slope: f64,
     /// One game side's standard deviation around the line.
     pub sd: f64,
+    /// The ratings it holds for: the 1st and 99th percentiles of those it was fitted on.
+    /// A rating outside is read at the nearer end: a straight line carried far beyond
+    /// its data (clean online players rated 500-1,000 against a line of mostly
+    /// 1,500-2,700) makes any share or loss look far off it (absent in models fitted
+    /// before it: no limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<(f64, f64)>,
 }
 
 impl RatingLine {
@@ -604,16 +616,21 @@ impl RatingLine {
             .map(|p| (p.1 - intercept - slope * p.0).powi(2))
             .sum();
         let sd = libm::sqrt(sse / (n - 2.0));
+        let mut ratings: Vec<f64> = pairs.iter().map(|p| p.0).collect();
+        ratings.sort_by(f64::total_cmp);
+        let at = |q: f64| ratings[((ratings.len() - 1) as f64 * q).round() as usize];
         (sd > 0.0).then_some(RatingLine {
             intercept,
             slope,
             sd,
+            range: Some((at(0.01), at(0.99))),
         })
     }
 
     /// How many standard deviations `value` is above the line at `rating`, for the pooled
     /// value of `games` game sides (their mean varies √games times less).
     pub fn z(&self, value: f64, rating: f64, games: usize) -> f64 {
+        let rating = self.range.map_or(rating, |(lo, hi)| rating.clamp(lo, hi));
         (value - self.intercept - self.slope * rating) / self.sd * libm::sqrt(games.max(1) as f64)
     }
 }
@@ -789,26 +806,11 @@ impl LossTable {
         for (b, band) in cells.iter().enumerate() {
             let t = total(&mut band.iter());
             let (bm, bv) = moments(if t.0 > 0.0 { t } else { all });
-            // The wider table's cells scaled to how much these players of the band lose
-            // against it (observed over expected on their own moves, shrunk toward 1 by
-            // ten PRIORs of moves): the wider table gives the shape over kinds of
-            // position, these players their level.
-            let scale = prior.map(|p| {
-                let expected: f64 = band.iter().zip(&p.mean[b]).map(|(c, m)| c.0 * m).sum();
-                if t.0 == 0.0 || expected <= 0.0 {
-                    return 1.0;
-                }
-                let pseudo = 10.0 * k * expected / t.0;
-                (t.1 + pseudo) / (expected + pseudo)
-            });
             let (m, v): (Vec<f64>, Vec<f64>) = band
                 .iter()
                 .enumerate()
                 .map(|(c, (n, s, s2))| {
-                    let (pm, pv) = match (prior, scale) {
-                        (Some(p), Some(r)) => (p.mean[b][c] * r, p.var[b][c] * r * r),
-                        _ => (bm, bv),
-                    };
+                    let (pm, pv) = prior.map_or((bm, bv), |p| (p.mean[b][c], p.var[b][c]));
                     let m = (s + k * pm) / (n + k);
                     let ex2 = (s2 + k * (pv + pm * pm)) / (n + k);
                     (round(m), round((ex2 - m * m).max(1e-3)))
@@ -1873,6 +1875,11 @@ mod tests {
             z1 < -0.3 && (z5 / z1 - 5f64.sqrt()).abs() < 1e-9,
             "{z1} {z5}"
         );
+        // A rating beyond those fitted (1000-2560) is read at the nearer end.
+        assert_eq!(r.loss.range, Some((1000.0, 2560.0)));
+        assert_eq!(r.loss.z(3.0, 300.0, 1), r.loss.z(3.0, 1000.0, 1));
+        assert_eq!(r.loss.z(3.0, 3000.0, 1), r.loss.z(3.0, 2560.0, 1));
+        assert_ne!(r.loss.z(3.0, 1500.0, 1), r.loss.z(3.0, 1000.0, 1));
         // No rating, no z; and `without` the rated signals drops them.
         let unrated = signals(&[("lateLoss", 3.0)], None).with_late_z(&r);
         assert_eq!(unrated.get("zLateLoss"), None);
@@ -1944,6 +1951,7 @@ mod tests {
             intercept: 1.0,
             slope: 0.0,
             sd: 1.0,
+            range: None,
         };
         let r = LateReference {
             loss: line,
@@ -1960,6 +1968,11 @@ mod tests {
         assert!((read - z.clamp(-8.0, 8.0)).abs() < 1e-12, "{read} {z}");
         s.rating = None;
         assert_eq!(s.with_late_z(&r).get("zPositionLoss"), None);
+        // A player's games: not read (see `with_late_z`).
+        s.rating = Some(1300.0);
+        s.games = 5;
+        assert_eq!(s.with_late_z(&r).get("zPositionLoss"), None);
+        s.games = 1;
         assert_eq!(LossTable::fit(&sides[..1], None), None);
         // A table of part of the players (those with clocks, say) is shrunk toward a wider
         // table's same cell, and input with clocks is read against it.
@@ -2015,6 +2028,7 @@ mod tests {
             intercept: 0.5,
             slope: 0.0,
             sd: 0.1,
+            range: None,
         };
         let r = LateReference {
             loss: line,
@@ -2094,6 +2108,7 @@ mod tests {
             intercept: 0.5,
             slope: 0.0,
             sd: 0.1,
+            range: None,
         };
         let effect = |signal: &str, icc| PlayerEffect {
             signal: signal.into(),
