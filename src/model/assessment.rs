@@ -630,7 +630,8 @@ impl RatingLine {
     /// How many standard deviations `value` is above the line at `rating`, for the pooled
     /// value of `games` game sides (their mean varies √games times less).
     pub fn z(&self, value: f64, rating: f64, games: usize) -> f64 {
-        let rating = self.range.map_or(rating, |(lo, hi)| rating.clamp(lo, hi));
+        // (`max`/`min`, not `clamp`, which panics on a file's inverted range)
+        let rating = self.range.map_or(rating, |(lo, hi)| rating.max(lo).min(hi));
         (value - self.intercept - self.slope * rating) / self.sd * libm::sqrt(games.max(1) as f64)
     }
 }
@@ -771,7 +772,8 @@ impl LossTable {
 
     /// The band of a rating.
     pub fn band(rating: f64) -> usize {
-        ((rating / 200.0).floor().clamp(5.0, 13.0) as usize) - 5
+        // (a NaN rating stays NaN through `clamp`, casts to 0 and reads as the lowest band)
+        ((rating / 200.0).floor().clamp(5.0, 13.0) as usize).saturating_sub(5)
     }
 
     /// Fits the table on clean human sides' `(rating, moves)`; `None` with fewer than
@@ -1922,6 +1924,7 @@ mod tests {
             (b, LossTable::band(100.0), LossTable::band(3500.0)),
             (1, 0, 8)
         );
+        assert_eq!(LossTable::band(f64::NAN), 0);
         // 400 moves a cell: shrunk a little toward the band's mean of 11.
         let m = t.mean[b][sharp as usize];
         assert!(
