@@ -1872,6 +1872,66 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
 }
 
 #[test]
+fn each_slices_auc_has_an_interval_and_a_model_compared_with_itself_differs_by_nothing() {
+    // The depth study's default-setting folder, train split: clean humans, top and
+    // weaker engines, no switched sides.
+    let out = fairsight(&[
+        "assess",
+        "eval",
+        "--corpus",
+        "corpus/depth/d14",
+        "--split",
+        "train",
+        "--compare",
+        "models/assessment.json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let mut checked = 0;
+    for slice in [
+        "all sides",
+        "engines rated 2600 or less, used by players rated 200+ below them, vs humans",
+    ] {
+        // The slice table's combined AUC ...
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(&format!("| {slice} |")))
+            .unwrap_or_else(|| panic!("{slice}: {text}"));
+        let combined = row.split('|').nth(3).unwrap().trim();
+        let a: f64 = combined.parse().unwrap_or_else(|_| panic!("{row}"));
+        // ... stands with its interval around it, the same under the compared model,
+        // and the paired difference is nothing in every draw.
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("  {slice}: {combined} (95% ")))
+            .unwrap_or_else(|| panic!("{slice}: {text}"));
+        let interval = line
+            .split("(95% ")
+            .nth(1)
+            .unwrap()
+            .split(')')
+            .next()
+            .unwrap();
+        let (lo, hi) = interval.split_once('-').unwrap();
+        let (lo, hi): (f64, f64) = (lo.parse().unwrap(), hi.parse().unwrap());
+        assert!(lo <= a && a <= hi && lo < hi, "{line}");
+        assert!(
+            line.contains(&format!(
+                "; compared: {combined} (95% {interval}); difference +0.000 (95% +0.000 to +0.000)"
+            )),
+            "{line}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 2);
+    // No switched sides in the folder: no number.
+    assert!(
+        text.contains("\n  switched sides vs clean sides: -; 0 / 33 sides"),
+        "{text}"
+    );
+}
+
+#[test]
 fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
     // The depth study's default-setting folder: 18 clean human train games, so 36 sides,
     // White and Black together, never two sides of one game or of one player in a

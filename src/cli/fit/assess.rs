@@ -206,6 +206,10 @@ pub struct EvalArgs {
     /// clocks, the probability and each expert's z (for studies of how they combine).
     #[arg(long)]
     sides: Option<PathBuf>,
+    /// Another model, scored on the same sides: each slice's AUC under both and their
+    /// difference, with a paired 95% interval (the same resamples for both).
+    #[arg(long)]
+    compare: Option<PathBuf>,
 }
 
 pub fn run(cmd: AssessCmd) -> Result<()> {
@@ -2199,9 +2203,20 @@ fn eval(a: EvalArgs) -> Result<()> {
     let mut slot = None;
     let model = load_model(a.model.as_ref(), &mut slot)?;
     let mut all = rows(&a.corpus, None)?;
+    // The split's signals before any model's reference is applied, for `--compare`.
+    let raw: Vec<Signals> = all
+        .iter()
+        .filter(|r| r.split == a.split && a.compare.is_some())
+        .map(|r| r.signals.clone())
+        .collect();
     if let Some(r) = &model.late_reference {
         with_late_reference(&mut all, r);
     }
+    let mut other_slot = None;
+    let other = match &a.compare {
+        Some(p) => Some(load_model(Some(p), &mut other_slot)?),
+        None => None,
+    };
     // Each signal's direction, from the train split: higher is more engine-like when the
     // assisted sides' median is above the humans'.
     let direction: Vec<f64> = (0..SIGNALS.len())
@@ -2398,6 +2413,86 @@ fn eval(a: EvalArgs) -> Result<()> {
             out,
             "  {name}: {within:.3} within bins ({pairs} pairs), {:.3} over all pairs",
             auc(&s, &l)
+        );
+    }
+    // How far each slice's AUC could be from the one measured: resampling the players
+    // (a player's sides, a tournament's games, are not independent draws), and with
+    // `--compare` the same draws for a second model, so their difference is paired.
+    let other_probs: Vec<Option<f64>> = match other {
+        Some(m) => raw
+            .iter()
+            .map(|s| {
+                let s = match &m.late_reference {
+                    Some(r) => s.with_late_z(r),
+                    None => s.clone(),
+                };
+                m.assess(&s).map(|x| x.probability)
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    let _ = writeln!(
+        out,
+        "\neach slice's AUC with its 95% interval ({RESAMPLES} resamples of the players, each player's sides drawn together){}:",
+        match &a.compare {
+            Some(p) => format!(
+                "; beside it {}'s on the same sides and draws, and the difference",
+                p.display()
+            ),
+            None => String::new(),
+        }
+    );
+    for (k, (name, pick, _)) in slices.iter().take(4).enumerate() {
+        let (mut s, mut o, mut l, mut players) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (i, r) in test.iter().enumerate() {
+            let (Some(p), Some(lab)) = (probs[i], pick(r)) else {
+                continue;
+            };
+            if other.is_some() {
+                let Some(q) = other_probs[i] else { continue };
+                o.push(q);
+            }
+            s.push(p);
+            l.push(lab);
+            players.push(r.player.as_str());
+        }
+        let sets: Vec<&[f64]> = if other.is_some() {
+            vec![&s, &o]
+        } else {
+            vec![&s]
+        };
+        let draws = auc_resamples(&sets, &l, &players, 0x5eed_0000 + k as u64);
+        let column = |f: &dyn Fn(&[f64]) -> f64| {
+            let mut v: Vec<f64> = draws.iter().map(|d| f(d)).collect();
+            v.sort_by(f64::total_cmp);
+            (percentile(&v, 0.025), percentile(&v, 0.975))
+        };
+        let here = auc(&s, &l);
+        let (lo, hi) = column(&|d| d[0]);
+        if here.is_nan() || draws.is_empty() {
+            let _ = write!(out, "  {name}: -");
+        } else {
+            let _ = write!(out, "  {name}: {here:.3} (95% {lo:.3}-{hi:.3})");
+        }
+        if other.is_some() && !here.is_nan() && !draws.is_empty() {
+            let there = auc(&o, &l);
+            let (olo, ohi) = column(&|d| d[1]);
+            let (dlo, dhi) = column(&|d| d[0] - d[1]);
+            let _ = write!(
+                out,
+                "; compared: {there:.3} (95% {olo:.3}-{ohi:.3}); difference {:+.3} (95% {dlo:+.3} to {dhi:+.3})",
+                here - there
+            );
+        }
+        let pos = l.iter().filter(|x| **x).count();
+        let mut distinct = players.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let _ = writeln!(
+            out,
+            "; {pos} / {} sides, {} players",
+            l.len() - pos,
+            distinct.len()
         );
     }
     // Each expert alone, its z as the score: what each tells apart before the largest
@@ -2729,6 +2824,45 @@ fn clean_logits(players: &[&PseudoPlayer], model: &AssessmentModel) -> Vec<(Vec<
         .collect()
 }
 
+/// [`RESAMPLES`] bootstrap draws of a slice's sides, the players drawn whole (as many
+/// players as the slice holds, with replacement; a player's sides are not independent of
+/// each other): each draw's AUC of every score set in `sets`, the same sides for each,
+/// so that differences between the sets are paired. Draws without both labels are left
+/// out.
+fn auc_resamples(sets: &[&[f64]], labels: &[bool], players: &[&str], seed: u64) -> Vec<Vec<f64>> {
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut members: Vec<Vec<usize>> = Vec::new();
+    for (i, p) in players.iter().enumerate() {
+        let n = index.len();
+        let c = *index.entry(p).or_insert(n);
+        if c == members.len() {
+            members.push(Vec::new());
+        }
+        members[c].push(i);
+    }
+    let mut rng = Rng(seed | 1);
+    let mut draws = Vec::with_capacity(RESAMPLES);
+    if members.is_empty() {
+        return draws;
+    }
+    for _ in 0..RESAMPLES {
+        let mut sides: Vec<usize> = Vec::with_capacity(labels.len());
+        for _ in 0..members.len() {
+            sides.extend(&members[(rng.next() % members.len() as u64) as usize]);
+        }
+        let l: Vec<bool> = sides.iter().map(|&i| labels[i]).collect();
+        if l.iter().all(|x| *x) || !l.iter().any(|x| *x) {
+            continue;
+        }
+        draws.push(
+            sets.iter()
+                .map(|s| auc(&sides.iter().map(|&i| s[i]).collect::<Vec<_>>(), &l))
+                .collect(),
+        );
+    }
+    draws
+}
+
 /// [`tail_rate`]'s line for `players`.
 fn tail_line(out: &mut String, players: &[&PseudoPlayer], model: &AssessmentModel, seed: u64) {
     let Some(t) = tail_rate(&clean_logits(players, model), seed) else {
@@ -2919,6 +3053,51 @@ mod tests {
         // No bin with both labels: no answer rather than a number.
         let (n, p) = auc_within(&[0.1, 0.9], &[false, true], &[0, 1]);
         assert!(n.is_nan() && p == 0);
+    }
+
+    #[test]
+    fn a_slices_auc_interval_draws_each_players_sides_together() {
+        // 200 players, one side each, half of them assisted and scoring higher by 0.3 on
+        // a uniform spread: an AUC of about 0.79.
+        let mut rng = Rng(11);
+        let (mut s, mut l) = (Vec::new(), Vec::new());
+        for i in 0..200 {
+            let u = (rng.next() % 10_000) as f64 / 10_000.0;
+            s.push(u + if i % 2 == 0 { 0.3 } else { 0.0 });
+            l.push(i % 2 == 0);
+        }
+        let names: Vec<String> = (0..800).map(|i| format!("p{i}")).collect();
+        let width = |scores: &[f64], labels: &[bool], players: &[&str]| {
+            let draws = auc_resamples(&[scores], labels, players, 3);
+            assert!(draws.len() > RESAMPLES * 9 / 10, "{}", draws.len());
+            let mut v: Vec<f64> = draws.iter().map(|d| d[0]).collect();
+            v.sort_by(f64::total_cmp);
+            let (lo, hi) = (percentile(&v, 0.025), percentile(&v, 0.975));
+            let a = auc(scores, labels);
+            assert!(lo < a && a < hi, "{lo} {a} {hi}");
+            hi - lo
+        };
+        let one: Vec<&str> = names[..200].iter().map(String::as_str).collect();
+        let w1 = width(&s, &l, &one);
+        assert!((0.08..0.20).contains(&w1), "{w1}");
+        // Each side four times: as four players the interval narrows by about half, as
+        // one player's four sides it stays as wide as one side's.
+        let s4: Vec<f64> = s.iter().flat_map(|x| [*x; 4]).collect();
+        let l4: Vec<bool> = l.iter().flat_map(|x| [*x; 4]).collect();
+        let apart: Vec<&str> = names.iter().map(String::as_str).collect();
+        let together: Vec<&str> = (0..800).map(|i| one[i / 4]).collect();
+        let (wa, wt) = (width(&s4, &l4, &apart), width(&s4, &l4, &together));
+        assert!(wa < 0.65 * w1, "{wa} {w1}");
+        assert!((wt - w1).abs() < 0.25 * w1, "{wt} {w1}");
+        // Paired: a model against itself differs by nothing in every draw; a score that
+        // separates perfectly is ahead in every draw.
+        let perfect: Vec<f64> = l.iter().map(|x| f64::from(u8::from(*x))).collect();
+        for d in auc_resamples(&[&s, &s, &perfect], &l, &one, 5) {
+            assert_eq!(d[0], d[1]);
+            assert!(d[2] == 1.0 && d[0] < 1.0, "{d:?}");
+        }
+        // No sides, no draws.
+        assert!(auc_resamples(&[&[]], &[], &[], 1).is_empty());
     }
 
     #[test]
