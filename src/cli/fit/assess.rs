@@ -178,7 +178,8 @@ pub struct FitArgs {
     #[arg(long)]
     no_player_effects: bool,
     /// Signals no expert reads (comma-separated; a study, e.g. a refit with the shipped
-    /// model's signals beside one with a new one).
+    /// model's signals beside one with a new one). `KIND:SIGNAL` leaves a signal out of
+    /// one expert only (`top`, `weaker` or `switched`).
     #[arg(long, value_delimiter = ',')]
     leave_out: Vec<String>,
 }
@@ -999,13 +1000,41 @@ fn fit_model(kind: &str, x: &[Vec<f64>], y: &[u32], trees: u16, seed: u64) -> Re
     })
 }
 
+/// A signal left out of every expert (`None`) or of one kind's.
+type LeaveOut = (Option<Kind>, String);
+
+/// `--leave-out`'s entries: `SIGNAL` or `KIND:SIGNAL`.
+fn leave_out(entries: &[String]) -> Result<Vec<LeaveOut>> {
+    entries
+        .iter()
+        .map(|e| {
+            let (kind, signal) = match e.split_once(':') {
+                None => (None, e.as_str()),
+                Some((k, s)) => {
+                    let kind = match k {
+                        "top" => Kind::TopEngine,
+                        "weaker" => Kind::WeakEngine,
+                        "switched" => Kind::Switched,
+                        _ => bail!(
+                            "--leave-out {e}: no such expert {k:?} (the experts: top, weaker, switched)"
+                        ),
+                    };
+                    (Some(kind), s)
+                }
+            };
+            if !SIGNALS.contains(&signal) {
+                bail!(
+                    "--leave-out {e}: no such signal {signal:?} (the signals: {})",
+                    SIGNALS.join(", ")
+                );
+            }
+            Ok((kind, signal.to_owned()))
+        })
+        .collect()
+}
+
 fn fit(a: FitArgs) -> Result<()> {
-    if let Some(bad) = a.leave_out.iter().find(|s| !SIGNALS.contains(&s.as_str())) {
-        bail!(
-            "--leave-out {bad}: no such signal (the signals: {})",
-            SIGNALS.join(", ")
-        );
-    }
+    let left_out = leave_out(&a.leave_out)?;
     let mut all = rows(&a.corpus, a.classifier_oof.as_deref())?;
     let mut late_reference = fit_late_reference(&all);
     match &mut late_reference {
@@ -1055,7 +1084,7 @@ fn fit(a: FitArgs) -> Result<()> {
         a.seed,
         a.min_expert_auc,
         a.sign_consistent,
-        &a.leave_out,
+        &left_out,
     )?;
     if let Some(bias) = late_reference.as_ref().and_then(|r| r.bias.as_ref()) {
         card.push('\n');
@@ -1419,7 +1448,7 @@ fn fit_variants(
     seed: u64,
     min_expert_auc: f64,
     sign_consistent: bool,
-    leave_out: &[String],
+    leave_out: &[LeaveOut],
 ) -> Result<(Vec<AssessmentVariant>, Vec<HumanRange>, String)> {
     let train_humans: Vec<&Row> = all
         .iter()
@@ -1489,7 +1518,7 @@ fn fit_variants(
         let features: Vec<String> = variant_features(rated, clocks)
             .into_iter()
             .filter(|f| ranges.iter().any(|h| h.signal == *f && h.hi == 0))
-            .filter(|f| !leave_out.contains(f))
+            .filter(|f| !leave_out.iter().any(|(k, s)| k.is_none() && s == f))
             .collect();
         let fill: Vec<f64> = features.iter().map(|f| median_of(f)).collect();
         let input = |r: &Row| -> Vec<f64> {
@@ -1531,6 +1560,7 @@ fn fit_variants(
                     let efeatures: Vec<String> = features
                         .iter()
                         .filter(|f| eclocks || !CLOCK_SIGNALS.contains(&f.as_str()))
+                        .filter(|f| !leave_out.iter().any(|(k, s)| *k == Some(kind) && s == *f))
                         .filter(|f| {
                             !(rated
                                 && kind == Kind::WeakEngine
@@ -3330,6 +3360,55 @@ mod tests {
         // Without a rating there is nothing to give back: it reads them all.
         let unrated = expert(false);
         assert!(unrated.contains(&"acpl".to_owned()) && unrated.contains(&"matchRate".to_owned()));
+    }
+
+    #[test]
+    fn a_signal_is_left_out_of_every_expert_or_of_one() {
+        let parsed = leave_out(&["weaker:zMm".into(), "acpl".into()]).unwrap();
+        assert_eq!(
+            parsed,
+            [
+                (Some(Kind::WeakEngine), "zMm".to_owned()),
+                (None, "acpl".to_owned())
+            ]
+        );
+        let err = leave_out(&["bogus:zMm".into()]).unwrap_err().to_string();
+        assert!(
+            err.contains("bogus:zMm") && err.contains("no such expert"),
+            "{err}"
+        );
+        let err = leave_out(&["top:nope".into()]).unwrap_err().to_string();
+        assert!(err.contains("no such signal \"nope\""), "{err}");
+        // Out of the top-engine expert only: the variant still has it, the expert not.
+        let rows = synthetic(1500, 11, false);
+        let features = |left: &[LeaveOut]| {
+            let (variants, _, card) =
+                fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false, left).unwrap();
+            let v = variants
+                .iter()
+                .find(|v| v.rated && !v.clocks)
+                .unwrap_or_else(|| panic!("a rated variant: {card}"));
+            let top = v
+                .experts
+                .iter()
+                .find(|e| e.kind == "top engines")
+                .expect("a top-engine expert");
+            (v.features.clone(), top.features.clone())
+        };
+        let has = |f: &[String], name: &str| f.iter().any(|x| x == name);
+        let (variant, top) = features(&[]);
+        assert!(
+            has(&variant, "matchRate") && has(&top, "matchRate"),
+            "{top:?}"
+        );
+        let (variant, top) = features(&[(Some(Kind::TopEngine), "matchRate".into())]);
+        assert!(
+            has(&variant, "matchRate") && !has(&top, "matchRate"),
+            "{top:?}"
+        );
+        assert!(has(&top, "acpl"), "{top:?}");
+        let (variant, top) = features(&[(None, "matchRate".into())]);
+        assert!(!has(&variant, "matchRate") && !has(&top, "matchRate"));
     }
 
     /// A model of fitted variants and ranges, with no references.
