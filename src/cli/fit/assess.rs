@@ -2232,21 +2232,22 @@ fn wilson(k: usize, n: usize) -> (f64, f64) {
 fn eval(a: EvalArgs) -> Result<()> {
     let mut slot = None;
     let model = load_model(a.model.as_ref(), &mut slot)?;
-    let mut all = rows(&a.corpus, None)?;
-    // The split's signals before any model's reference is applied, for `--compare`.
-    let raw: Vec<Signals> = all
-        .iter()
-        .filter(|r| r.split == a.split && a.compare.is_some())
-        .map(|r| r.signals.clone())
-        .collect();
-    if let Some(r) = &model.late_reference {
-        with_late_reference(&mut all, r);
-    }
+    // Read before the corpus, so that a bad path fails at once.
     let mut other_slot = None;
     let other = match &a.compare {
         Some(p) => Some(load_model(Some(p), &mut other_slot)?),
         None => None,
     };
+    let mut all = rows(&a.corpus, None)?;
+    // The split's signals before any model's reference is applied, for `--compare`.
+    let raw: Vec<Signals> = all
+        .iter()
+        .filter(|r| r.split == a.split && other.is_some())
+        .map(|r| r.signals.clone())
+        .collect();
+    if let Some(r) = &model.late_reference {
+        with_late_reference(&mut all, r);
+    }
     // Each signal's direction, from the train split: higher is more engine-like when the
     // assisted sides' median is above the humans'.
     let direction: Vec<f64> = (0..SIGNALS.len())
