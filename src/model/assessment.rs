@@ -211,8 +211,12 @@ impl Signals {
         if let Some(line) = &reference.top_lines {
             raw.push(("zTopLines", z(line, "topLines"), self.games));
         }
+        // A game side's only, as `zPositionLoss` (below): pooled over a player's games, the
+        // share of moves among the engine's lines carries the rating pool's offset game
+        // after game (clean online players rated 524-1,086 read +2.1 at five games).
         if let Some(line) = &reference.seen_lines {
-            raw.push(("zSeenLines", z(line, "seenLines"), self.games));
+            let z = z(line, "seenLines").filter(|_| self.games == 1);
+            raw.push(("zSeenLines", z, self.games));
         }
         // A game side's only: pooled over a player's games, what is left of the gap
         // between the pool a rating comes from and the table's players adds up game
@@ -1018,6 +1022,16 @@ pub struct Variant {
     pub look_closer: f64,
     /// `look closer` from this probability for a player with 5 or more games.
     pub look_closer_player: f64,
+    /// Platt scaling of a player's pooled games as its player experts read them
+    /// ([`Expert::player`]), fitted on pseudo-players of five games: they read a
+    /// player's clean games higher than the experts read a side's, so the side's
+    /// scaling would overstate a clean player. `None`: the side's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub platt_player: Option<(f64, f64)>,
+    /// `unclear` for a player, from the same clean pseudo-players (about 10% above it).
+    /// `None`: the side's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unclear_player: Option<f64>,
 }
 
 /// One kind of assistance against clean humans: top engines, weaker (strength-limited)
@@ -1039,7 +1053,17 @@ pub struct Expert {
     /// normal distribution's standard deviation fitted to their upper tail, where false
     /// positives come from.
     pub human: (f64, f64),
+    /// The same kind fitted without the signals read for game sides only
+    /// ([`GAME_SIDE_ONLY`]), for a player's pooled games: they have none of those, and an
+    /// expert weighted for them would read them at the clean median. `None`: it reads
+    /// none of them (or a model made before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player: Option<Box<Expert>>,
 }
+
+/// Signals read for a game side only, never for a player's pooled games (see
+/// [`Signals::with_late_z`]).
+pub const GAME_SIDE_ONLY: [&str; 2] = ["zPositionLoss", "zSeenLines"];
 
 impl Expert {
     /// How many clean human (upper-tail) standard deviations above the clean human median
@@ -1178,6 +1202,28 @@ pub fn model_value(signal: &str, v: f64) -> f64 {
 }
 
 impl Variant {
+    /// The variant as it reads a player's pooled games: each expert that has one replaced
+    /// by its [`Expert::player`] expert, with the player's scaling and `unclear` where it
+    /// has them.
+    pub fn for_players(&self) -> Variant {
+        let mut v = self.clone();
+        for e in &mut v.experts {
+            if let Some(p) = e.player.take() {
+                *e = *p;
+            }
+        }
+        v.platt = v.platt_player.take().unwrap_or(v.platt);
+        v.unclear = v.unclear_player.take().unwrap_or(v.unclear);
+        v
+    }
+
+    /// Whether it reads a player's pooled games otherwise than a side's.
+    pub fn has_player_reading(&self) -> bool {
+        self.platt_player.is_some()
+            || self.unclear_player.is_some()
+            || self.experts.iter().any(|e| e.player.is_some())
+    }
+
     /// The model's input from signals (missing ones filled in with the human median).
     pub fn input(&self, s: &Signals) -> Vec<f64> {
         self.features
@@ -1323,6 +1369,17 @@ impl AssessmentModel {
         })
     }
 
+    /// The variant that reads these signals as it reads them: for a player's pooled
+    /// games, with each expert's player expert ([`Variant::for_players`]).
+    fn reading(&self, s: &Signals) -> Option<std::borrow::Cow<'_, Variant>> {
+        let v = self.variant(s)?;
+        Some(if s.games > 1 && v.has_player_reading() {
+            std::borrow::Cow::Owned(v.for_players())
+        } else {
+            std::borrow::Cow::Borrowed(v)
+        })
+    }
+
     /// The clean human range of a signal for a rating (its band, else all sides).
     pub fn range(&self, signal: &str, rating: Option<f64>) -> Option<&HumanRange> {
         let in_band = rating.and_then(|r| {
@@ -1352,13 +1409,16 @@ impl AssessmentModel {
     pub fn expert_scores(&self, s: &Signals) -> Vec<(&str, f64)> {
         let s = self.with_references(s);
         let s = s.as_ref();
-        let Some(v) = self.variant(s) else {
+        let (Some(named), Some(v)) = (self.variant(s), self.reading(s)) else {
             return Vec::new();
         };
         let x = v.input(s);
-        v.experts
+        // A player expert is of its expert's kind, in the same place.
+        named
+            .experts
             .iter()
-            .map(|e| (e.kind.as_str(), e.z(&v.features, &x)))
+            .zip(&v.experts)
+            .map(|(n, e)| (n.kind.as_str(), e.z(&v.features, &x)))
             .collect()
     }
 
@@ -1376,10 +1436,13 @@ impl AssessmentModel {
     pub fn assess(&self, s: &Signals) -> Option<Assessment> {
         let s = self.with_references(s);
         let s = s.as_ref();
-        let v = self.variant(s)?;
+        let v = self.reading(s)?;
         let x = v.input(s);
         let probability = v.probability(&x);
-        let look_closer = if s.games >= 5 {
+        // A player of 2-4 games read on the player scale is held to a player's threshold,
+        // the scale's only one.
+        let player_scale = s.games > 1 && self.variant(s).is_some_and(|v| v.has_player_reading());
+        let look_closer = if s.games >= 5 || player_scale {
             v.look_closer_player
         } else {
             v.look_closer
@@ -1688,11 +1751,14 @@ mod tests {
                     bias: -2.0,
                 },
                 human: (0.0, 1.0),
+                player: None,
             }],
             platt: (1.0, 0.0),
             unclear: 0.3,
             look_closer: 0.8,
             look_closer_player: 0.9,
+            platt_player: None,
+            unclear_player: None,
         };
         AssessmentModel {
             name: "test".into(),
@@ -1747,6 +1813,89 @@ mod tests {
                 .unwrap()
                 .rated
         );
+    }
+
+    #[test]
+    fn a_players_pooled_games_are_read_by_each_experts_player_expert() {
+        // The synthetic rated variant's expert reads zMm; its player expert, as if zMm
+        // were read for game sides only, reads the match rate alone.
+        let mut m = model();
+        let v = m.variants.iter_mut().find(|v| v.rated).unwrap();
+        let mut p = v.experts[0].clone();
+        p.features = vec!["matchRate".into()];
+        p.model = Model::Logistic {
+            mean: vec![0.5],
+            scale: vec![0.1],
+            weights: vec![3.0],
+            bias: -2.0,
+        };
+        v.experts[0].player = Some(Box::new(p));
+        let mut s = signals(&[("matchRate", 0.7), ("zMm", 1.0)], Some(2000.0));
+        // A game side: the expert, logit −2 + 2·2 + 1·1 = 3.
+        let side = m.assess(&s).unwrap().probability;
+        assert!((side - sigmoid(3.0)).abs() < 1e-12, "{side}");
+        // Five pooled games: the player expert, logit −2 + 3·2 = 4, under its kind.
+        s.games = 5;
+        let player = m.assess(&s).unwrap().probability;
+        assert!((player - sigmoid(4.0)).abs() < 1e-12, "{player}");
+        let scores = m.expert_scores(&s);
+        assert_eq!(scores.len(), 1);
+        assert_eq!(scores[0].0, "top engines");
+        assert!((scores[0].1 - 4.0).abs() < 1e-9);
+        // The model file keeps it, and a model without one reads a player with the
+        // expert itself (zMm as given).
+        let json = serde_json::to_string(&m).unwrap();
+        assert!(json.contains("\"player\":{"));
+        assert_eq!(AssessmentModel::from_json(&json).unwrap(), m);
+        let old = model();
+        assert!(!serde_json::to_string(&old).unwrap().contains("\"player\""));
+        assert!((old.assess(&s).unwrap().probability - sigmoid(3.0)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_players_own_scaling_and_unclear_read_pooled_games_and_never_a_side() {
+        // The synthetic rated variant with a player scaling of its own (a = 0.5, b = −1)
+        // and a player's `unclear` of 0.4.
+        let mut m = model();
+        let v = m.variants.iter_mut().find(|v| v.rated).unwrap();
+        v.platt_player = Some((0.5, -1.0));
+        v.unclear_player = Some(0.4);
+        // Logit −2 + 2·2 + 1·1 = 3 for both readings (no player expert here).
+        let mut s = signals(&[("matchRate", 0.7), ("zMm", 1.0)], Some(2000.0));
+        let side = m.assess(&s).unwrap();
+        assert!((side.probability - sigmoid(3.0)).abs() < 1e-12);
+        assert_eq!(side.thresholds, (0.3, 0.8));
+        // Five pooled games: sigmoid(0.5·3 − 1), on the player's thresholds.
+        s.games = 5;
+        let player = m.assess(&s).unwrap();
+        assert!(
+            (player.probability - sigmoid(0.5)).abs() < 1e-12,
+            "{player:?}"
+        );
+        assert_eq!(player.thresholds, (0.4, 0.9));
+        assert_eq!(player.level, Level::Unclear);
+        // Two games are read on the same scale, and held to the player's threshold too.
+        s.games = 2;
+        assert_eq!(m.assess(&s).unwrap().thresholds, (0.4, 0.9));
+        s.games = 5;
+        // Under the player's `unclear` (0.4) but over the side's (0.3): no concern.
+        // Logit −2 + 2·1.38 = 0.76.
+        s.set("matchRate", Some(0.638));
+        s.set("zMm", Some(0.0));
+        let low = m.assess(&s).unwrap();
+        assert!((low.probability - sigmoid(0.5 * 0.76 - 1.0)).abs() < 1e-9);
+        assert!(low.probability > 0.3 && low.probability < 0.4);
+        assert_eq!(low.level, Level::NoConcern);
+        // The model file keeps them; one made before reads a player as a side.
+        let json = serde_json::to_string(&m).unwrap();
+        assert!(
+            json.contains("\"plattPlayer\":[0.5,-1.0]") && json.contains("\"unclearPlayer\":0.4")
+        );
+        assert_eq!(AssessmentModel::from_json(&json).unwrap(), m);
+        let old = model();
+        let old_json = serde_json::to_string(&old).unwrap();
+        assert!(!old_json.contains("plattPlayer") && !old_json.contains("unclearPlayer"));
+        assert!((old.assess(&s).unwrap().probability - sigmoid(0.76)).abs() < 1e-9);
     }
 
     #[test]
@@ -1822,6 +1971,12 @@ mod tests {
             z_seen(2600.0),
             z_seen(1200.0)
         );
+        // A player's pooled games: no zSeenLines (a game side's only); zTopLines stays.
+        let mut player = signals(&[("seenLines", 0.99), ("topLines", 0.87)], Some(1200.0));
+        player.games = 5;
+        let pooled = player.with_late_z(&r);
+        assert_eq!(pooled.get("zSeenLines"), None);
+        assert!(pooled.get("zTopLines").is_some());
         // A model fitted before the signal has no line: no z, and it still reads.
         let old: LateReference = serde_json::from_str(
             &serde_json::to_string(&LateReference {
@@ -2285,6 +2440,7 @@ mod tests {
                 bias: 0.0,
             },
             human: (-1.0, 0.5),
+            player: None,
         });
         let v = &m.variants[0];
         let x = v.input(&signals(&[("matchRate", 0.5), ("acpl", 40.0)], None));

@@ -31,9 +31,9 @@ use clap::{Args, Subcommand};
 use fairsight::{
     AssessmentModel, Calibration, GameReport, PlayerReport, Report, Side,
     fit::{
-        AssessmentVariant, CLOCK_SIGNALS, Expert, HumanRange, LateReference, Level, Model,
-        PlayerEffect, RATED_SIGNALS, REGAN_SIGNALS, RatingBias, SIGNALS, Signals, engine_direction,
-        model_value, side_signals, tag_rating,
+        AssessmentVariant, CLOCK_SIGNALS, Expert, GAME_SIDE_ONLY, HumanRange, LateReference, Level,
+        Model, PlayerEffect, RATED_SIGNALS, REGAN_SIGNALS, RatingBias, SIGNALS, Signals,
+        engine_direction, model_value, side_signals, tag_rating,
     },
 };
 
@@ -1133,6 +1133,11 @@ fn fit(a: FitArgs) -> Result<()> {
     };
     card.push('\n');
     let validation = load_records(&a.corpus, &[], None, Some(Split::Validation))?;
+    card.push_str(&set_player_calibration(
+        &validation,
+        &mut model,
+        PLAYER_GAMES[0],
+    )?);
     card.push_str(&set_player_thresholds(
         &validation,
         "the validation split",
@@ -1143,6 +1148,71 @@ fn fit(a: FitArgs) -> Result<()> {
     print!("{card}");
     eprintln!("fairsight: wrote {}", a.out.display());
     Ok(())
+}
+
+/// Fits the Platt scaling of each kind of input's player reading (its player experts,
+/// [`AssessmentVariant::platt_player`]) on pseudo-players of `size` games (for a fit,
+/// [`PLAYER_GAMES`]' smallest) made of `records` (the validation split: the clean sides in one grouping, the
+/// engine-assisted ones by kind), as a side's scaling is fitted on the validation split's
+/// sides. A kind of input with fewer than 5 pseudo-players of either label takes the
+/// scaling fitted on all kinds' pseudo-players together. Kinds without player experts
+/// keep the side's scaling. Returns the model card's lines.
+fn set_player_calibration(
+    records: &[Record],
+    model: &mut AssessmentModel,
+    size: usize,
+) -> Result<String> {
+    if !model.variants.iter().any(|v| v.has_player_reading()) {
+        return Ok(String::new());
+    }
+    let read: Vec<String> = model
+        .variants
+        .iter()
+        .filter(|v| v.has_player_reading())
+        .map(|v| v.basis())
+        .collect();
+    // The raw player reading: no scaling.
+    let mut raw = model.clone();
+    for v in &mut raw.variants {
+        v.platt_player = Some((1.0, 0.0));
+    }
+    let players = pseudo_players(records, &raw, size, 1)?;
+    let of = |basis: Option<&str>| -> (Vec<f64>, Vec<bool>) {
+        players
+            .iter()
+            .filter(|p| basis.is_none_or(|b| p.basis == b) && !p.probability.is_nan())
+            .filter(|p| read.contains(&p.basis))
+            .map(|p| (p.probability, p.kind != Kind::Human))
+            .unzip()
+    };
+    let enough = |labels: &[bool]| {
+        let pos = labels.iter().filter(|l| **l).count();
+        pos >= 5 && labels.len() - pos >= 5
+    };
+    let (all_scores, all_labels) = of(None);
+    let pooled = enough(&all_labels).then(|| platt(&all_scores, &all_labels));
+    let mut card = String::new();
+    for v in &mut model.variants {
+        if !v.has_player_reading() {
+            continue;
+        }
+        let basis = v.basis();
+        let (scores, labels) = of(Some(&basis));
+        let pos = labels.iter().filter(|l| **l).count();
+        let (ab, from) = if enough(&labels) {
+            (Some(platt(&scores, &labels)), "its own")
+        } else {
+            (pooled, "all kinds' together")
+        };
+        v.platt_player = ab;
+        if let Some((a, b)) = ab {
+            card.push_str(&format!(
+                "players, {basis}: the player reading scaled as sigmoid({a:.3} x logit + {b:.3}), fitted on {from} pseudo-players of {size} games ({pos} engine-assisted / {} clean here)  \n",
+                labels.len() - pos
+            ));
+        }
+    }
+    Ok(card)
 }
 
 /// Sets each kind of input's threshold for a player of five or more games: `look closer`
@@ -1172,12 +1242,16 @@ fn set_player_thresholds(
         let basis = v.basis();
         let mut bound = 0.0_f64;
         let mut parts = Vec::new();
+        let mut unclear = None;
         for (n, players) in &by_size {
             let clean: Vec<&PseudoPlayer> = players
                 .iter()
                 .filter(|p| p.kind == Kind::Human && p.basis == basis && !p.probability.is_nan())
                 .collect();
             let human: Vec<f64> = clean.iter().map(|p| p.probability).collect();
+            if *n == PLAYER_GAMES[0] && human.len() >= 10 {
+                unclear = Some(percentile(&sorted(human.clone()), 0.90));
+            }
             let highest = clean
                 .iter()
                 .max_by(|a, b| a.probability.total_cmp(&b.probability));
@@ -1193,6 +1267,14 @@ fn set_player_thresholds(
             ));
         }
         v.look_closer_player = v.look_closer.max(bound.min(0.999));
+        // A player read by player experts, on their own scale, is `unclear` as a tenth of
+        // the clean pseudo-players of five games are.
+        if v.has_player_reading() {
+            v.unclear_player = unclear.map(|u| u.min(v.look_closer_player));
+            if let Some(u) = v.unclear_player {
+                parts.push(format!("unclear from {u:.3}"));
+            }
+        }
         card.push_str(&format!(
             "players of 5+ games, {basis}: look closer from {:.3} (never below a side's threshold, above every overlapping pseudo-player of the clean human sides of {what}, and the 99.9th percentile of a normal fitted to their logits; {})  \n",
             v.look_closer_player,
@@ -1431,6 +1513,7 @@ fn fit_expert(
             features,
             model,
             human: (mean, sd),
+            player: None,
         },
         oof_z,
         cv_auc: cv[model_kind],
@@ -1569,7 +1652,31 @@ fn fit_variants(
                         .cloned()
                         .collect();
                     let efill: Vec<f64> = efeatures.iter().map(|f| median_of(f)).collect();
-                    v.insert(fit_expert(
+                    // For a player's pooled games, which have none of the signals read
+                    // for game sides only: the same kind fitted without them.
+                    let pfeatures: Vec<String> = efeatures
+                        .iter()
+                        .filter(|f| !GAME_SIDE_ONLY.contains(&f.as_str()))
+                        .cloned()
+                        .collect();
+                    let player = if pfeatures.len() < efeatures.len() {
+                        let pfill: Vec<f64> = pfeatures.iter().map(|f| median_of(f)).collect();
+                        fit_expert(
+                            all,
+                            rated,
+                            eclocks,
+                            kind,
+                            pfeatures,
+                            &pfill,
+                            n_folds,
+                            trees,
+                            seed,
+                            sign_consistent,
+                        )?
+                    } else {
+                        None
+                    };
+                    let mut e = fit_expert(
                         all,
                         rated,
                         eclocks,
@@ -1580,7 +1687,11 @@ fn fit_variants(
                         trees,
                         seed,
                         sign_consistent,
-                    )?)
+                    )?;
+                    if let (Some(e), Some(p)) = (e.as_mut(), player) {
+                        e.expert.player = Some(Box::new(p.expert));
+                    }
+                    v.insert(e)
                 }
             };
             let Some(e) = e.as_ref() else { continue };
@@ -1676,6 +1787,8 @@ fn fit_variants(
             unclear: 0.5,
             look_closer: 0.9,
             look_closer_player: 0.9,
+            platt_player: None,
+            unclear_player: None,
         };
         let valid: Vec<&Row> = all
             .iter()
@@ -3412,6 +3525,43 @@ mod tests {
         assert!(!has(&variant, "matchRate") && !has(&top, "matchRate"));
     }
 
+    #[test]
+    fn an_expert_reading_a_game_side_only_signal_has_a_player_expert_without_it() {
+        // The synthetic sides with zPositionLoss as well (engines lower, as zMm is
+        // higher): the rated top-engine expert reads it, and its player expert reads the
+        // rest; the unrated one never had it (a rated signal), so it has none.
+        let mut rows = synthetic(1500, 11, false);
+        let (zmm, zpl) = (
+            SIGNALS.iter().position(|s| *s == "zMm").unwrap(),
+            SIGNALS.iter().position(|s| *s == "zPositionLoss").unwrap(),
+        );
+        for r in &mut rows {
+            r.signals.values[zpl] = r.signals.values[zmm].map(|z| -z);
+        }
+        let (variants, _, card) =
+            fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false, &[]).unwrap();
+        let top = |rated: bool| {
+            variants
+                .iter()
+                .find(|v| v.rated == rated && !v.clocks)
+                .unwrap_or_else(|| panic!("a variant: {card}"))
+                .experts
+                .iter()
+                .find(|e| e.kind == "top engines")
+                .expect("a top-engine expert")
+                .clone()
+        };
+        let rated = top(true);
+        assert!(rated.features.iter().any(|f| f == "zPositionLoss"));
+        let player = rated.player.as_ref().expect("a player expert");
+        let mut without = rated.features.clone();
+        without.retain(|f| f != "zPositionLoss");
+        assert_eq!(player.features, without);
+        assert_eq!(player.kind, rated.kind);
+        assert!(player.player.is_none());
+        assert!(top(false).player.is_none());
+    }
+
     /// A model of fitted variants and ranges, with no references.
     fn synthetic_model(
         variants: Vec<AssessmentVariant>,
@@ -3539,6 +3689,69 @@ mod tests {
         assert!(
             b > bins - 0.05,
             "as good as knowing the bins: {b} vs {bins}"
+        );
+    }
+
+    #[test]
+    fn a_players_scaling_is_fitted_on_the_pseudo_players_it_reads() {
+        // The shipped model with a player reading for rated input without clocks (its own
+        // experts as player experts), on the depth study's default-setting folder (20
+        // engine and 20 clean human games, rated), in pseudo-players of two games.
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/depth/d14");
+        let records = load_records(&corpus, &[], None, None).unwrap();
+        let mut model = AssessmentModel::builtin().unwrap().clone();
+        for v in &mut model.variants {
+            v.platt_player = None;
+            v.unclear_player = None;
+            for e in &mut v.experts {
+                e.player = None;
+            }
+        }
+        let rated = |m: &AssessmentModel| {
+            m.variants
+                .iter()
+                .position(|v| v.rated && !v.clocks)
+                .unwrap()
+        };
+        let r = rated(&model);
+        for e in &mut model.variants[r].experts {
+            e.player = Some(Box::new(e.clone()));
+        }
+        let card = set_player_calibration(&records, &mut model, 2).unwrap();
+        assert!(
+            card.contains("players, rated, no clocks: the player reading scaled as sigmoid("),
+            "{card}"
+        );
+        // Only the kind of input with a player reading gets a scaling.
+        for (i, v) in model.variants.iter().enumerate() {
+            assert_eq!(v.platt_player.is_some(), i == r, "{}", v.basis());
+        }
+        // A Platt scaling with an intercept, fitted on these pseudo-players, puts the sum
+        // of their probabilities at the sum of its (smoothed) targets: read again with
+        // it, they must add up to that.
+        let players = pseudo_players(&records, &model, 2, 1).unwrap();
+        let read: Vec<&PseudoPlayer> = players
+            .iter()
+            .filter(|p| p.basis == "rated, no clocks" && !p.probability.is_nan())
+            .collect();
+        let pos = read.iter().filter(|p| p.kind != Kind::Human).count() as f64;
+        let neg = read.len() as f64 - pos;
+        assert!(pos >= 5.0 && neg >= 5.0, "{pos} / {neg}");
+        let sum: f64 = read.iter().map(|p| p.probability).sum();
+        let targets = pos * (pos + 1.0) / (pos + 2.0) + neg / (neg + 2.0);
+        assert!((sum - targets).abs() < 1e-3, "{sum} against {targets}");
+        // Unscaled (the side's scaling), they do not.
+        let mut side = model.clone();
+        side.variants[r].platt_player = None;
+        let unscaled: f64 = pseudo_players(&records, &side, 2, 1)
+            .unwrap()
+            .iter()
+            .filter(|p| p.basis == "rated, no clocks" && !p.probability.is_nan())
+            .map(|p| p.probability)
+            .sum();
+        assert!(
+            (unscaled - targets).abs() > 0.05,
+            "{unscaled} against {targets}"
         );
     }
 
