@@ -1020,7 +1020,8 @@ pub struct Variant {
     pub unclear: f64,
     /// `look closer` from this probability for a game side.
     pub look_closer: f64,
-    /// `look closer` from this probability for a player with 5 or more games.
+    /// `look closer` from this probability for a player with 5 or more games (and, where
+    /// the variant reads players on a scale of their own, 2-4 too).
     pub look_closer_player: f64,
     /// Platt scaling of a player's pooled games as its player experts read them
     /// ([`Expert::player`]), fitted on pseudo-players of five games: they read a
