@@ -2014,6 +2014,35 @@ fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
             fpr.contains(&format!("look closer: 0/{clean} ")),
             "{size}: {fpr}"
         );
+        // The reliability line bins every pseudo-player the rates count, once.
+        let counted: usize = table
+            .lines()
+            .take_while(|l| !l.starts_with("per player of"))
+            .filter(|l| l.contains("-positive rate") && l.contains(", look closer: "))
+            .map(|l| {
+                let of = l.split(", look closer: ").nth(1).unwrap();
+                of.split(['/', ' '])
+                    .nth(1)
+                    .unwrap()
+                    .parse::<usize>()
+                    .unwrap()
+            })
+            .sum();
+        let reliability = table
+            .lines()
+            .find(|l| {
+                l.starts_with(
+                    "  reliability (predicted → observed share of engine-assisted pseudo-players):",
+                )
+            })
+            .unwrap_or_else(|| panic!("no reliability line: {table}"));
+        let binned: usize = reliability
+            .split('(')
+            .skip(2)
+            .map(|b| b.split(')').next().unwrap().parse::<usize>().unwrap())
+            .sum();
+        assert!(counted >= clean, "{table}");
+        assert_eq!(binned, counted, "{reliability}");
         // Too few clean players to fit their tail, and the table says so.
         assert!(
             table.contains("from a normal fitted to the clean players' logits: none (no kind of input has 10 clean players)"),

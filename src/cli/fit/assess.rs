@@ -1861,24 +1861,10 @@ fn fit_variants(
                     .map(|r| (variant.probability(&input(r)), r.engine())),
             )
             .collect();
-        let mut line = format!("reliability, {basis} (predicted → observed, sides):");
-        for (lo, hi) in [
-            (0.0, 0.1),
-            (0.1, 0.3),
-            (0.3, 0.5),
-            (0.5, 0.7),
-            (0.7, 0.9),
-            (0.9, 1.01),
-        ] {
-            let bin: Vec<&(f64, bool)> = points.iter().filter(|p| p.0 >= lo && p.0 < hi).collect();
-            if bin.is_empty() {
-                continue;
-            }
-            let mean = bin.iter().map(|p| p.0).sum::<f64>() / bin.len() as f64;
-            let observed = bin.iter().filter(|p| p.1).count() as f64 / bin.len() as f64;
-            line.push_str(&format!(" {mean:.2} → {observed:.2} ({})", bin.len()));
-        }
-        reliability.push(line);
+        reliability.push(format!(
+            "reliability, {basis} (predicted → observed, sides):{}",
+            reliability_bins(&points)
+        ));
         variants.push(variant);
     }
     card.push('\n');
@@ -2745,6 +2731,16 @@ fn eval(a: EvalArgs) -> Result<()> {
             );
         }
     }
+    let points: Vec<(f64, bool)> = test
+        .iter()
+        .zip(&probs)
+        .filter_map(|(r, p)| Some(((*p)?, r.kind != Kind::Human)))
+        .collect();
+    let _ = writeln!(
+        out,
+        "  reliability (predicted → observed share of engine-assisted sides, all kinds of input):{}",
+        reliability_bins(&points)
+    );
     if a.player_games.iter().any(|n| *n < 5) {
         bail!("--player-games: 5 or more (a player's threshold applies from 5 games)");
     }
@@ -2869,6 +2865,12 @@ fn player_rates(out: &mut String, players: &[PseudoPlayer], games: usize, model:
         .map(|p| (p.probability, p.kind != Kind::Human))
         .unzip();
     let _ = writeln!(out, "  player-level AUC: {:.3}", auc(&ps, &pl));
+    let points: Vec<(f64, bool)> = ps.into_iter().zip(pl).collect();
+    let _ = writeln!(
+        out,
+        "  reliability (predicted → observed share of engine-assisted pseudo-players):{}",
+        reliability_bins(&points)
+    );
 }
 
 /// The clean players' false-positive rate at the player thresholds read from a model of
@@ -2887,6 +2889,29 @@ struct TailRate {
     players: usize,
     above_90: usize,
     above_99: usize,
+}
+
+/// A reliability table's bins (probability under 0.1, 0.1-0.3, ..., 0.9 and over), each
+/// as ` mean predicted → observed share of engine-assisted (count)`; empty bins left out.
+fn reliability_bins(points: &[(f64, bool)]) -> String {
+    let mut line = String::new();
+    for (lo, hi) in [
+        (0.0, 0.1),
+        (0.1, 0.3),
+        (0.3, 0.5),
+        (0.5, 0.7),
+        (0.7, 0.9),
+        (0.9, 1.01),
+    ] {
+        let bin: Vec<&(f64, bool)> = points.iter().filter(|p| p.0 >= lo && p.0 < hi).collect();
+        if bin.is_empty() {
+            continue;
+        }
+        let mean = bin.iter().map(|p| p.0).sum::<f64>() / bin.len() as f64;
+        let observed = bin.iter().filter(|p| p.1).count() as f64 / bin.len() as f64;
+        line.push_str(&format!(" {mean:.2} → {observed:.2} ({})", bin.len()));
+    }
+    line
 }
 
 /// Bootstrap resamples of [`tail_rate`]'s interval.
@@ -3242,6 +3267,23 @@ mod tests {
         }
         // No sides, no draws.
         assert!(auc_resamples(&[&[]], &[], &[], 1).is_empty());
+    }
+
+    #[test]
+    fn a_reliability_bin_holds_its_mean_prediction_and_observed_share() {
+        // Four at 0.05 with none engine-assisted; five at 0.2 and 0.4 (bins 0.1-0.3 and
+        // 0.3-0.5), one of the 0.2's and two of the 0.4's assisted; one at 0.95,
+        // assisted; none between 0.5 and 0.9.
+        let mut points = vec![(0.05, false); 4];
+        points.extend([(0.2, true), (0.2, false), (0.2, false)]);
+        points.extend([(0.4, true), (0.4, true)]);
+        points.push((0.95, true));
+        assert_eq!(
+            reliability_bins(&points),
+            " 0.05 → 0.00 (4) 0.20 → 0.33 (3) 0.40 → 1.00 (2) 0.95 → 1.00 (1)"
+        );
+        // A probability of exactly 1 is in the last bin.
+        assert_eq!(reliability_bins(&[(1.0, true)]), " 1.00 → 1.00 (1)");
     }
 
     #[test]
