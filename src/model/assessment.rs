@@ -1067,6 +1067,13 @@ pub struct Expert {
 pub const GAME_SIDE_ONLY: [&str; 2] = ["zPositionLoss", "zSeenLines"];
 
 impl Expert {
+    /// Reads its z as `(z − offset) / scale` from now on (how the fit weighs it against the
+    /// other experts in the largest z).
+    pub fn reweigh(&mut self, offset: f64, scale: f64) {
+        let (mean, sd) = self.human;
+        self.human = (mean + offset * sd, sd * scale);
+    }
+
     /// How many clean human (upper-tail) standard deviations above the clean human median
     /// the logit of its score is, for the variant input `x` (in `variant_features` order).
     pub fn z(&self, variant_features: &[String], x: &[f64]) -> f64 {
@@ -1851,6 +1858,20 @@ mod tests {
         let old = model();
         assert!(!serde_json::to_string(&old).unwrap().contains("\"player\""));
         assert!((old.assess(&s).unwrap().probability - sigmoid(3.0)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_reweighed_expert_reads_its_z_offset_and_scaled() {
+        let m = model();
+        let v = m.variants.iter().find(|v| v.rated).unwrap();
+        let x = v.input(&signals(&[("matchRate", 0.7), ("zMm", 1.0)], Some(2000.0)));
+        let mut e = v.experts[0].clone();
+        e.human = (0.5, 2.0);
+        let z = e.z(&v.features, &x);
+        // Logit 3 on the clean humans' scale (0.5, 2): 1.25.
+        assert!((z - 1.25).abs() < 1e-12, "{z}");
+        e.reweigh(0.25, 0.8);
+        assert!((e.z(&v.features, &x) - (1.25 - 0.25) / 0.8).abs() < 1e-12);
     }
 
     #[test]

@@ -182,6 +182,12 @@ pub struct FitArgs {
     /// one expert only (`top`, `weaker` or `switched`).
     #[arg(long, value_delimiter = ',')]
     leave_out: Vec<String>,
+    /// Weigh the experts against each other in the largest z ([`balance_experts`]): an
+    /// offset and scale for each expert's z but the top engines', chosen on the train
+    /// split's out-of-fold z-scores for the best mean AUC of the other kinds against clean
+    /// humans, the top engines' kept.
+    #[arg(long)]
+    balance_experts: bool,
 }
 
 #[derive(Args)]
@@ -1085,6 +1091,7 @@ fn fit(a: FitArgs) -> Result<()> {
         a.min_expert_auc,
         a.sign_consistent,
         &left_out,
+        a.balance_experts,
     )?;
     if let Some(bias) = late_reference.as_ref().and_then(|r| r.bias.as_ref()) {
         card.push('\n');
@@ -1523,7 +1530,147 @@ fn fit_expert(
     }))
 }
 
+/// The combined score of `rows` rows out of fold: the sigmoid of the largest of the
+/// experts' z-scores `oof_z` (by expert, then row; NaN where none has one).
+fn combined_oof(oof_z: &[Vec<f64>], rows: usize) -> Vec<f64> {
+    (0..rows)
+        .map(|i| {
+            let z = oof_z
+                .iter()
+                .map(|z| z[i])
+                .filter(|z| !z.is_nan())
+                .fold(f64::NEG_INFINITY, f64::max);
+            if z.is_finite() {
+                1.0 / (1.0 + (-z).exp())
+            } else {
+                f64::NAN
+            }
+        })
+        .collect()
+}
+
+/// The offsets and scales [`balance_experts`] tries for an expert's z.
+const BALANCE_OFFSETS: [f64; 9] = [-1.0, -0.75, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75, 1.0];
+const BALANCE_SCALES: [f64; 8] = [0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2];
+
+/// How [`balance_experts`] weighs a variant's experts: each expert's `(offset, scale)`,
+/// and each kind's AUC against clean humans before and after.
+struct Balance {
+    weights: Vec<(f64, f64)>,
+    before: Vec<f64>,
+    after: Vec<f64>,
+}
+
+/// Weighs a variant's experts against each other in the largest z: each z read as
+/// `(z − offset) / scale`, the top engines' expert (else the first) as it is, the others'
+/// offsets and scales chosen from a grid ([`BALANCE_OFFSETS`], [`BALANCE_SCALES`]) on
+/// the train split's out-of-fold z-scores `oof_z` (by expert, then row of `rows`): the
+/// best mean AUC of the other kinds' sides against the clean human sides (weaker engines
+/// of 2600 or less, as the evaluation's slice), among the weights that keep the top
+/// engines' AUC against clean humans rated 2400+ (all of them, when fewer than 10 are
+/// rated so) as it is. The expert z-scores share a scale by the clean humans' upper tail
+/// alone, which says nothing of how far each kind's sides lie beyond it; the largest z
+/// then weighs the kinds by that accident. Ties keep the weights nearer the identity
+/// (tried first).
+fn balance_experts(kinds: &[Kind], oof_z: &[Vec<f64>], rows: &[&Row]) -> Balance {
+    let reference = kinds
+        .iter()
+        .position(|k| *k == Kind::TopEngine)
+        .unwrap_or(0);
+    let human = |r: &Row| r.kind == Kind::Human;
+    let strong: Vec<usize> = (0..rows.len())
+        .filter(|&i| human(rows[i]) && rows[i].elo.is_some_and(|e| e >= 2400.0))
+        .collect();
+    // Each kind's sides: its own (positive) and the clean humans it is told from.
+    let sets: Vec<(Vec<usize>, Vec<bool>)> = kinds
+        .iter()
+        .map(|&k| {
+            let of_kind = |r: &Row| {
+                r.kind == k && (k != Kind::WeakEngine || r.elo.is_none_or(|e| e <= 2600.0))
+            };
+            let against_strong = k == Kind::TopEngine && strong.len() >= 10;
+            (0..rows.len())
+                .filter(|&i| {
+                    of_kind(rows[i])
+                        || (human(rows[i]) && (!against_strong || strong.binary_search(&i).is_ok()))
+                })
+                .map(|i| (i, of_kind(rows[i])))
+                .unzip()
+        })
+        .collect();
+    let aucs = |weights: &[(f64, f64)]| -> Vec<f64> {
+        let score: Vec<f64> = (0..rows.len())
+            .map(|i| {
+                let z = oof_z
+                    .iter()
+                    .zip(weights)
+                    .map(|(z, (c, s))| (z[i] - c) / s)
+                    .filter(|z| !z.is_nan())
+                    .fold(f64::NEG_INFINITY, f64::max);
+                if z.is_finite() { z } else { f64::NAN }
+            })
+            .collect();
+        sets.iter()
+            .map(|(idx, labels)| {
+                let s: Vec<f64> = idx.iter().map(|&i| score[i]).collect();
+                auc_scored(&s, labels)
+            })
+            .collect()
+    };
+    let objective = |a: &[f64]| {
+        let others: Vec<f64> = (0..a.len())
+            .filter(|&k| k != reference && !a[k].is_nan())
+            .map(|k| a[k])
+            .collect();
+        others.iter().sum::<f64>() / others.len().max(1) as f64
+    };
+    let identity = vec![(0.0, 1.0); kinds.len()];
+    let before = aucs(&identity);
+    let mut best = (objective(&before), identity, before.clone());
+    // Every combination of the grid for the experts but the reference.
+    let grid: Vec<(f64, f64)> = [(0.0, 1.0)]
+        .into_iter()
+        .chain(
+            BALANCE_OFFSETS
+                .iter()
+                .flat_map(|&c| BALANCE_SCALES.iter().map(move |&s| (c, s))),
+        )
+        .collect();
+    let free: Vec<usize> = (0..kinds.len()).filter(|&k| k != reference).collect();
+    let mut pick = vec![0usize; free.len()];
+    loop {
+        let mut weights = vec![(0.0, 1.0); kinds.len()];
+        for (f, &g) in free.iter().zip(&pick) {
+            weights[*f] = grid[g];
+        }
+        let a = aucs(&weights);
+        let o = objective(&a);
+        if a[reference] >= before[reference] && o > best.0 + 1e-9 {
+            best = (o, weights, a);
+        }
+        // The next combination, as an odometer.
+        let mut i = 0;
+        while i < pick.len() {
+            pick[i] += 1;
+            if pick[i] < grid.len() {
+                break;
+            }
+            pick[i] = 0;
+            i += 1;
+        }
+        if i == pick.len() {
+            break;
+        }
+    }
+    Balance {
+        weights: best.1,
+        before,
+        after: best.2,
+    }
+}
+
 /// The variants, the clean human ranges and the model card's table, from rows.
+#[allow(clippy::too_many_arguments)]
 fn fit_variants(
     all: &[Row],
     n_folds: usize,
@@ -1532,6 +1679,7 @@ fn fit_variants(
     min_expert_auc: f64,
     sign_consistent: bool,
     leave_out: &[LeaveOut],
+    balance: bool,
 ) -> Result<(Vec<AssessmentVariant>, Vec<HumanRange>, String)> {
     let train_humans: Vec<&Row> = all
         .iter()
@@ -1590,6 +1738,7 @@ fn fit_variants(
     // Out-of-fold scores of each kept variant, by row.
     let mut oof_by_variant: HashMap<(bool, bool), HashMap<usize, f64>> = HashMap::new();
     let mut reliability = Vec::new();
+    let mut balances = Vec::new();
     let mut card = String::new();
     let _ = writeln!(
         card,
@@ -1630,6 +1779,7 @@ fn fit_variants(
         // The experts: one per kind of assistance with enough sides, each fitted (or
         // taken from the cache) on the rows it can read.
         let mut experts = Vec::new();
+        let mut expert_kinds = Vec::new();
         let mut expert_cells = Vec::new();
         let mut oof_z: Vec<Vec<f64>> = Vec::new();
         for kind in EXPERT_KINDS {
@@ -1718,26 +1868,14 @@ fn fit_variants(
                     .collect(),
             );
             experts.push(e.expert.clone());
+            expert_kinds.push(kind);
         }
         if experts.is_empty() {
             eprintln!("fairsight: {basis}: no kind of assistance with enough sides: no model");
             continue;
         }
         // The combined score out of fold: the sigmoid of the largest expert z.
-        let oof: Vec<f64> = (0..train.len())
-            .map(|i| {
-                let z = oof_z
-                    .iter()
-                    .map(|z| z[i])
-                    .filter(|z| !z.is_nan())
-                    .fold(f64::NEG_INFINITY, f64::max);
-                if z.is_finite() {
-                    1.0 / (1.0 + (-z).exp())
-                } else {
-                    f64::NAN
-                }
-            })
-            .collect();
+        let oof = combined_oof(&oof_z, train.len());
         let cv_auc = auc_scored(&oof, &labels);
         // A richer input must earn its place: out of fold, on the same sides, at least as
         // good as the model those sides would get without it (the one `variant()` falls
@@ -1777,6 +1915,28 @@ fn fit_variants(
                 .map(|(r, s)| (row_key(r), *s))
                 .collect(),
         );
+        // Which kinds of input have a model of their own is decided above, on the experts
+        // as fitted; the balance weighs them inside the model kept.
+        let mut balanced = None;
+        if balance && experts.len() > 1 {
+            let b = balance_experts(&expert_kinds, &oof_z, &train);
+            for ((e, z), &(c, s)) in experts.iter_mut().zip(&mut oof_z).zip(&b.weights) {
+                e.reweigh(c, s);
+                if let Some(p) = &mut e.player {
+                    p.reweigh(c, s);
+                }
+                for z in z.iter_mut() {
+                    *z = (*z - c) / s;
+                }
+            }
+            balanced = Some(b);
+        }
+        let oof = if balanced.is_some() {
+            combined_oof(&oof_z, train.len())
+        } else {
+            oof
+        };
+        let cv_auc = auc_scored(&oof, &labels);
         let mut variant = AssessmentVariant {
             rated,
             clocks,
@@ -1848,6 +2008,25 @@ fn fit_variants(
             variant.unclear,
             variant.look_closer
         );
+        if let Some(b) = balanced {
+            let parts: Vec<String> = expert_kinds
+                .iter()
+                .zip(&b.weights)
+                .zip(b.before.iter().zip(&b.after))
+                .map(|((k, (c, s)), (before, after))| {
+                    let aucs = if before.is_nan() {
+                        "no sides of its kind".to_owned()
+                    } else {
+                        format!("{before:.3} -> {after:.3}")
+                    };
+                    format!("{} (z {c:+.2}) / {s:.2}: {aucs}", kind_name(*k))
+                })
+                .collect();
+            balances.push(format!(
+                "experts balanced, {basis} (each z as (z - offset) / scale; AUC against clean humans, train out of fold): {}",
+                parts.join("; ")
+            ));
+        }
         // Reliability: calibrated probabilities of the train split (out of fold) and the
         // validation split against the observed share of engine-assisted sides.
         let points: Vec<(f64, bool)> = train
@@ -1868,7 +2047,7 @@ fn fit_variants(
         variants.push(variant);
     }
     card.push('\n');
-    for l in reliability {
+    for l in balances.iter().chain(&reliability) {
         let _ = writeln!(card, "{l}  ");
     }
     Ok((variants, ranges, card))
@@ -3407,6 +3586,78 @@ mod tests {
     }
 
     #[test]
+    fn balanced_experts_weigh_a_kind_its_expert_tells_apart_but_the_largest_z_hides() {
+        // Clean humans (rated 2500): the top-engine expert's z wide, N(0, 1), the weaker-
+        // engine expert's narrow, N(0, 0.3). Weaker engines stand out on the narrow one
+        // only, by 1.0 (over three of its standard deviations), but the largest z of the
+        // two is mostly the wide one's noise; top engines stand out on the wide one, by 4.
+        let mut rng = Rng(5);
+        let (mut rows, mut z_top, mut z_weak) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..900 {
+            let kind = match i % 3 {
+                0 => Kind::Human,
+                1 => Kind::WeakEngine,
+                _ => Kind::TopEngine,
+            };
+            let elo = Some(if kind == Kind::WeakEngine {
+                2000.0
+            } else {
+                2500.0
+            });
+            z_top.push(normal(&mut rng) + if kind == Kind::TopEngine { 4.0 } else { 0.0 });
+            z_weak.push(0.3 * normal(&mut rng) + if kind == Kind::WeakEngine { 1.0 } else { 0.0 });
+            rows.push(Row {
+                game: format!("g{i}"),
+                player: format!("p{i}"),
+                kind,
+                side: Side::White,
+                split: Split::Train,
+                own_tag: None,
+                signals: Signals::none(),
+                elo,
+            });
+        }
+        let refs: Vec<&Row> = rows.iter().collect();
+        let kinds = [Kind::TopEngine, Kind::WeakEngine];
+        let b = balance_experts(&kinds, &[z_top.clone(), z_weak.clone()], &refs);
+        // The top engines' expert is the reference; the weaker engines' z is magnified
+        // (a scale under one), and their AUC rises well over what the largest z gave,
+        // the top engines' kept.
+        assert_eq!(b.weights[0], (0.0, 1.0));
+        assert!(b.weights[1].1 < 1.0, "{:?}", b.weights);
+        assert!(
+            b.after[1] > b.before[1] + 0.05,
+            "{:?} -> {:?}",
+            b.before,
+            b.after
+        );
+        assert!(b.after[0] >= b.before[0], "{:?} -> {:?}", b.before, b.after);
+        // The AUCs it reports are those of the weighted largest z, recomputed here.
+        let (c, s) = b.weights[1];
+        let scores: Vec<f64> = z_top
+            .iter()
+            .zip(&z_weak)
+            .map(|(t, w)| t.max((w - c) / s))
+            .collect();
+        let (sc, labels): (Vec<f64>, Vec<bool>) = rows
+            .iter()
+            .zip(&scores)
+            .filter(|(r, _)| r.kind != Kind::TopEngine)
+            .map(|(r, x)| (*x, r.kind == Kind::WeakEngine))
+            .unzip();
+        assert!((auc(&sc, &labels) - b.after[1]).abs() < 1e-12);
+        // Experts whose z-scores already share a scale (both wide) keep it.
+        let even: Vec<f64> = z_weak.iter().map(|z| z / 0.3).collect();
+        let b = balance_experts(&kinds, &[z_top, even], &refs);
+        assert!(
+            b.after[1] - b.before[1] < 0.01,
+            "{:?} -> {:?}",
+            b.before,
+            b.after
+        );
+    }
+
+    #[test]
     fn player_effects_come_from_the_clean_train_players_only() {
         // 600 rated sides; the clean human train sides go to 40 players of several sides
         // each, whose zAsd is mostly the player's (a player effect of sd 1 and a side's
@@ -3495,7 +3746,7 @@ mod tests {
             }
         }
         let (variants, _, card) =
-            fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false, &[]).unwrap();
+            fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false, &[], false).unwrap();
         let expert = |rated: bool| {
             let v = variants
                 .iter()
@@ -3539,7 +3790,7 @@ mod tests {
         let rows = synthetic(1500, 11, false);
         let features = |left: &[LeaveOut]| {
             let (variants, _, card) =
-                fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false, left).unwrap();
+                fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false, left, false).unwrap();
             let v = variants
                 .iter()
                 .find(|v| v.rated && !v.clocks)
@@ -3581,7 +3832,7 @@ mod tests {
             r.signals.values[zpl] = r.signals.values[zmm].map(|z| -z);
         }
         let (variants, _, card) =
-            fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false, &[]).unwrap();
+            fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false, &[], false).unwrap();
         let top = |rated: bool| {
             variants
                 .iter()
@@ -3632,7 +3883,7 @@ mod tests {
             r.signals.values[at("zLateLoss")] = z.map(|z| -z);
         }
         let (variants, _, card) =
-            fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false, &[]).unwrap();
+            fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false, &[], false).unwrap();
         let rated = variants
             .iter()
             .find(|v| v.rated && !v.clocks)
@@ -3670,7 +3921,7 @@ mod tests {
     fn fitted_variants_separate_synthetic_engines_and_keep_false_positives_low() {
         let rows = synthetic(1500, 11, false);
         let (variants, ranges, card) =
-            fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false, &[]).unwrap();
+            fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false, &[], false).unwrap();
         assert!(card.contains("unrated, no clocks"), "{card}");
         let unrated = variants.iter().find(|v| !v.rated && !v.clocks).unwrap();
         let rated = variants.iter().find(|v| v.rated && !v.clocks).unwrap();
