@@ -1169,15 +1169,15 @@ fn set_player_calibration(
     model: &mut AssessmentModel,
     size: usize,
 ) -> Result<String> {
-    if !model.variants.iter().any(|v| v.has_player_reading()) {
-        return Ok(String::new());
-    }
     let read: Vec<String> = model
         .variants
         .iter()
         .filter(|v| v.has_player_reading())
         .map(|v| v.basis())
         .collect();
+    if read.is_empty() {
+        return Ok(String::new());
+    }
     // The raw player reading: no scaling.
     let mut raw = model.clone();
     for v in &mut raw.variants {
@@ -1533,20 +1533,22 @@ fn fit_expert(
 /// The combined score of `rows` rows out of fold: the sigmoid of the largest of the
 /// experts' z-scores `oof_z` (by expert, then row; NaN where none has one).
 fn combined_oof(oof_z: &[Vec<f64>], rows: usize) -> Vec<f64> {
+    let identity = vec![(0.0, 1.0); oof_z.len()];
     (0..rows)
-        .map(|i| {
-            let z = oof_z
-                .iter()
-                .map(|z| z[i])
-                .filter(|z| !z.is_nan())
-                .fold(f64::NEG_INFINITY, f64::max);
-            if z.is_finite() {
-                1.0 / (1.0 + (-z).exp())
-            } else {
-                f64::NAN
-            }
-        })
+        .map(|i| 1.0 / (1.0 + (-largest_z(oof_z, &identity, i)).exp()))
         .collect()
+}
+
+/// The largest of the experts' z-scores `oof_z` (by expert, then row) of row `i`, each
+/// read as `(z − offset) / scale` by its `weights`; NaN where none has one.
+fn largest_z(oof_z: &[Vec<f64>], weights: &[(f64, f64)], i: usize) -> f64 {
+    let z = oof_z
+        .iter()
+        .zip(weights)
+        .map(|(z, (c, s))| (z[i] - c) / s)
+        .filter(|z| !z.is_nan())
+        .fold(f64::NEG_INFINITY, f64::max);
+    if z.is_finite() { z } else { f64::NAN }
 }
 
 /// The offsets and scales [`balance_experts`] tries for an expert's z.
@@ -1600,15 +1602,7 @@ fn balance_experts(kinds: &[Kind], oof_z: &[Vec<f64>], rows: &[&Row]) -> Balance
         .collect();
     let aucs = |weights: &[(f64, f64)]| -> Vec<f64> {
         let score: Vec<f64> = (0..rows.len())
-            .map(|i| {
-                let z = oof_z
-                    .iter()
-                    .zip(weights)
-                    .map(|(z, (c, s))| (z[i] - c) / s)
-                    .filter(|z| !z.is_nan())
-                    .fold(f64::NEG_INFINITY, f64::max);
-                if z.is_finite() { z } else { f64::NAN }
-            })
+            .map(|i| largest_z(oof_z, weights, i))
             .collect();
         sets.iter()
             .map(|(idx, labels)| {
