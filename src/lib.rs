@@ -113,14 +113,14 @@ pub mod fit {
 
     pub use crate::analysis::players_without_fits;
     pub use crate::analysis::signals::{
-        assessment_probabilities, classifier_probabilities, player_signals, side_position_loss,
-        side_signals, tag_rating,
+        assessment_probabilities, classifier_probabilities, player_signals, side_late_cells,
+        side_position_loss, side_signals, tag_rating,
     };
     pub use crate::model::assessment::{
-        CLOCK_SIGNALS, ENGINE_DIRECTION, Expert, GAME_SIDE_ONLY, HumanRange, LateReference, Level,
-        LossTable, MIN_MOVES, PlayerEffect, Pooled, PositionLoss, RATED_SIGNALS, REGAN_SIGNALS,
-        RatingBias, SIGNALS, Signals, TopLines, Variant as AssessmentVariant, engine_direction,
-        model_value,
+        CLOCK_SIGNALS, ENGINE_DIRECTION, Expert, GAME_SIDE_ONLY, HumanRange, LateOdds,
+        LateReference, Level, LossTable, MIN_MOVES, PlayerEffect, Pooled, PositionLoss,
+        RATED_SIGNALS, REGAN_SIGNALS, RatingBias, SIGNALS, Signals, TopLines,
+        Variant as AssessmentVariant, engine_direction, model_value,
     };
     pub use crate::model::classifier::{Baseline, Model, Node};
     pub use crate::model::vector::{CANDIDATE_LOSS_CP, FEATURE_NAMES, move_vector};

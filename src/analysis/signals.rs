@@ -7,10 +7,11 @@
 use crate::{
     game::Side,
     model::{
-        assessment::{AssessmentModel, Late, Pooled, PositionLoss, Signals, TopLines},
+        assessment::{AssessmentModel, Late, LateOdds, Pooled, PositionLoss, Signals, TopLines},
         classifier::Classifier,
     },
     plan::Exclusion,
+    record::PlyReport,
     report::{GameReport, PlayerReport, Report},
     stats::calibration::Calibration,
 };
@@ -71,7 +72,29 @@ pub fn side_signals(
     signals.set_late(side_late(game, side));
     signals.set_top_lines(side_top_lines(game, side));
     signals.position = side_position_loss(game, side);
+    signals.late_cells = side_late_cells(game, side);
     Some(signals)
+}
+
+/// The later half of a side's moves ([`side_late`]'s) by kind of move ([`LateOdds::cell`]).
+pub fn side_late_cells(game: &GameReport, side: Side) -> Vec<u32> {
+    let moves: Vec<(f64, Option<u32>, bool)> = late_plies(game, side)
+        .filter_map(|p| {
+            let f = &p.features;
+            Some((f.win_loss?, f.rank, f.seen_at.is_some()))
+        })
+        .collect();
+    LateOdds::cells_of(moves[moves.len() / 2..].iter().copied())
+}
+
+/// The moves the later-half signals read: a side's searched moves that the accuracy
+/// statistics count or that came in decided positions (not repetitions, which say
+/// nothing of a choice).
+fn late_plies(game: &GameReport, side: Side) -> impl Iterator<Item = &PlyReport> {
+    game.plies
+        .iter()
+        .filter(move |p| p.side == side && p.searched)
+        .filter(|p| matches!(p.excluded, None | Some(Exclusion::Decided)))
 }
 
 /// A side's counted moves (searched, not excluded) by kind of position, with their
@@ -106,14 +129,9 @@ fn side_top_lines(game: &GameReport, side: Side) -> TopLines {
     TopLines::of_moves(&moves)
 }
 
-/// The later half of a side's searched moves: those the accuracy statistics count and
-/// those of decided positions (not repetitions, which say nothing of a choice).
+/// The later half of a side's searched moves ([`late_plies`]).
 fn side_late(game: &GameReport, side: Side) -> Late {
-    let moves: Vec<(f64, bool)> = game
-        .plies
-        .iter()
-        .filter(|p| p.side == side && p.searched)
-        .filter(|p| matches!(p.excluded, None | Some(Exclusion::Decided)))
+    let moves: Vec<(f64, bool)> = late_plies(game, side)
         .filter_map(|p| Some((p.features.win_loss?, p.features.is_best)))
         .collect();
     Late::of_moves(&moves)

@@ -32,7 +32,7 @@ use crate::{
 };
 
 /// The signals, by name, in vector order.
-pub const SIGNALS: [&str; 24] = [
+pub const SIGNALS: [&str; 25] = [
     "classifier",
     "positiveRate",
     "acpl",
@@ -57,6 +57,7 @@ pub const SIGNALS: [&str; 24] = [
     "seenLines",
     "zSeenLines",
     "zPositionLoss",
+    "lateOdds",
 ];
 
 /// Which way each signal points to engine play: +1 where a higher value is more
@@ -65,7 +66,7 @@ pub const SIGNALS: [&str; 24] = [
 /// fixed direction (an engine user may move evenly or erratically) and are not listed.
 /// The fit keeps an expert's logistic weights in these directions, so that every reason
 /// moves the probability the way its value reads.
-pub const ENGINE_DIRECTION: [(&str, f64); 20] = [
+pub const ENGINE_DIRECTION: [(&str, f64); 21] = [
     ("classifier", 1.0),
     ("positiveRate", 1.0),
     ("acpl", -1.0),
@@ -86,6 +87,7 @@ pub const ENGINE_DIRECTION: [(&str, f64); 20] = [
     ("seenLines", 1.0),
     ("zSeenLines", 1.0),
     ("zPositionLoss", -1.0),
+    ("lateOdds", 1.0),
 ];
 
 /// A signal's engine direction ([`ENGINE_DIRECTION`]), `None` for the clock signals.
@@ -97,7 +99,7 @@ pub fn engine_direction(signal: &str) -> Option<f64> {
 }
 
 /// Signals that need a rating.
-pub const RATED_SIGNALS: [&str; 8] = [
+pub const RATED_SIGNALS: [&str; 9] = [
     "zMm",
     "zEv",
     "zAsd",
@@ -106,6 +108,7 @@ pub const RATED_SIGNALS: [&str; 8] = [
     "zTopLines",
     "zSeenLines",
     "zPositionLoss",
+    "lateOdds",
 ];
 /// Signals that need clocks.
 pub const CLOCK_SIGNALS: [&str; 4] = ["timeCv", "windowCv", "fastShare", "difficultyCorrelation"];
@@ -138,6 +141,9 @@ pub struct Signals {
     /// The counted moves' losses by kind of position, from which `zPositionLoss` is
     /// computed against the rating ([`PositionLoss`]).
     pub position: PositionLoss,
+    /// The later half's moves by kind of move ([`LateOdds::cell`]; empty for a player's
+    /// pooled games), from which `lateOdds` is computed against the rating.
+    pub late_cells: Vec<u32>,
 }
 
 /// Regan's z-scores, in [`Signals::regan`] order.
@@ -157,6 +163,7 @@ impl Signals {
             top_moves: 0,
             regan: ([None; 3], 0),
             position: PositionLoss::default(),
+            late_cells: Vec::new(),
         }
     }
 
@@ -229,6 +236,11 @@ impl Signals {
         .filter(|_| self.games == 1);
         if let Some(table) = table {
             raw.push(("zPositionLoss", table.z(&self.position, rating), self.games));
+        }
+        // A game side's only, as the two above: a player's games each have their own later
+        // half, whose odds a sum over the games would not weigh as one side's.
+        if let Some(odds) = reference.late_odds.as_ref().filter(|_| self.games == 1) {
+            raw.push(("lateOdds", odds.value(&self.late_cells, rating), 1));
         }
         if reference.bias.is_some() || !reference.player_effects.is_empty() {
             for (i, name) in REGAN_SIGNALS.iter().enumerate() {
@@ -415,6 +427,10 @@ pub struct LateReference {
     /// less than an online blitz player of the same number.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position_loss_clocks: Option<LossTable>,
+    /// How often clean humans of each rating band, and engines, make each kind of move in
+    /// the later half, for `lateOdds` (absent in models fitted before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub late_odds: Option<LateOdds>,
     /// How far clean humans of each rating band sit from zero in every z-score against
     /// the rating, taken off before a model reads them (absent in models fitted before
     /// it).
@@ -674,6 +690,7 @@ impl LateReference {
             seen_lines: RatingLine::fit(&pairs("seenLines")),
             position_loss: tables.0,
             position_loss_clocks: tables.1,
+            late_odds: None,
             bias: None,
             player_effects: Vec::new(),
         })
@@ -844,6 +861,124 @@ impl LossTable {
             observed += s;
         }
         (v > 0.0).then(|| (observed - expected) / libm::sqrt(v))
+    }
+}
+
+/// The odds that a side's later half ([`Late`]) was played by an engine rather than by a
+/// clean human of its rating, move by move: each move falls in a cell by its win-% loss
+/// and by where it stood among the engine's lines ([`LateOdds::cell`]), and adds the log of
+/// how much more often engines make such a move than clean humans of the rating do.
+/// `lateOdds` is that sum over the later half divided by the square root of its moves:
+/// positive when its moves are likelier an engine's. A player who hands the rest of a
+/// game to an engine makes the engine's moves there, and a strong human's later half
+/// differs from an engine's less in its average loss than in how often it leaves the
+/// engine's first line and by how much, which the cells keep apart. Unlike `zLateLoss`,
+/// it weighs every kind of move by how rare it is for each.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LateOdds {
+    /// Per band ([`LateOdds::band`]), per cell: the log of clean humans' share of moves.
+    pub human: Vec<Vec<f64>>,
+    /// Per cell: the log of engines' share (the later halves of the switched sides of the
+    /// train split: a cheater's engine, after the switch as a rule).
+    pub engine: Vec<f64>,
+    /// The human moves it was fitted on.
+    pub moves: usize,
+    /// The engine moves.
+    pub engine_moves: usize,
+}
+
+impl LateOdds {
+    /// Upper bounds of a move's win-% loss.
+    const LOSSES: [f64; 5] = [0.5, 2.0, 5.0, 10.0, 20.0];
+    /// Where a move stood: the engine's line 1-4 at the final depth, a line at some depth
+    /// only, or none.
+    const PLACES: usize = 6;
+    /// Cells: loss bands × places.
+    pub const CELLS: usize = (Self::LOSSES.len() + 1) * Self::PLACES;
+    /// Bands of 300 points: under 1,300, 1,300-1,599, ..., 2,500 and over.
+    pub const BANDS: usize = 6;
+    /// Fewest moves of each kind (human, engine) for a table.
+    const MIN_MOVES: usize = 1000;
+
+    /// The cell of a move: its win-% loss, its rank among the engine's lines at the final
+    /// depth (1 = its first choice), and whether it was among them at some depth.
+    pub fn cell(win_loss: f64, rank: Option<u32>, seen: bool) -> usize {
+        let l = Self::LOSSES.iter().filter(|b| win_loss >= **b).count();
+        let p = match rank {
+            Some(r) => (r.clamp(1, 4) - 1) as usize,
+            None if seen => 4,
+            None => 5,
+        };
+        l * Self::PLACES + p
+    }
+
+    /// The band of a rating.
+    pub fn band(rating: f64) -> usize {
+        // (a NaN rating casts to 0: the lowest band)
+        (((rating - 1000.0) / 300.0)
+            .floor()
+            .clamp(0.0, (Self::BANDS - 1) as f64)) as usize
+    }
+
+    /// Fits the shares on clean human sides' `(rating, cells)` and engine sides' cells,
+    /// each cell's count given one more move (no share is zero); `None` with fewer than
+    /// 1,000 moves of either. Logs are rounded to 4 decimals, as the model file keeps
+    /// them.
+    pub fn fit(humans: &[(f64, &[u32])], engines: &[&[u32]]) -> Option<LateOdds> {
+        let mut counts = vec![vec![0.0_f64; Self::CELLS]; Self::BANDS];
+        for (rating, cells) in humans {
+            let row = &mut counts[Self::band(*rating)];
+            for (c, n) in cells.iter().enumerate().take(Self::CELLS) {
+                row[c] += *n as f64;
+            }
+        }
+        let mut engine = vec![0.0_f64; Self::CELLS];
+        for cells in engines {
+            for (c, n) in cells.iter().enumerate().take(Self::CELLS) {
+                engine[c] += *n as f64;
+            }
+        }
+        let moves: f64 = counts.iter().flatten().sum();
+        let engine_moves: f64 = engine.iter().sum();
+        if (moves as usize) < Self::MIN_MOVES || (engine_moves as usize) < Self::MIN_MOVES {
+            return None;
+        }
+        let logs = |row: &[f64]| -> Vec<f64> {
+            let total = row.iter().sum::<f64>() + Self::CELLS as f64;
+            row.iter()
+                .map(|n| (libm::log((n + 1.0) / total) * 1e4).round() / 1e4)
+                .collect()
+        };
+        Some(LateOdds {
+            human: counts.iter().map(|r| logs(r)).collect(),
+            engine: logs(&engine),
+            moves: moves as usize,
+            engine_moves: engine_moves as usize,
+        })
+    }
+
+    /// `lateOdds` of a side's later-half `cells` against `rating`; `None` without moves.
+    pub fn value(&self, cells: &[u32], rating: f64) -> Option<f64> {
+        let human = self.human.get(Self::band(rating))?;
+        let (mut sum, mut n) = (0.0, 0u32);
+        for (c, k) in cells.iter().enumerate() {
+            if *k > 0 {
+                sum += *k as f64 * (self.engine.get(c)? - human.get(c)?);
+                n += k;
+            }
+        }
+        (n > 0).then(|| sum / libm::sqrt(n as f64))
+    }
+
+    /// A side's later-half moves, each `(win-% loss, rank, seen at some depth)`, counted by
+    /// cell.
+    pub fn cells_of(moves: impl IntoIterator<Item = (f64, Option<u32>, bool)>) -> Vec<u32> {
+        let mut out = vec![0; Self::CELLS];
+        for (loss, rank, seen) in moves {
+            out[Self::cell(loss, rank, seen)] += 1;
+        }
+        out
     }
 }
 
@@ -1064,7 +1199,7 @@ pub struct Expert {
 
 /// Signals read for a game side only, never for a player's pooled games (see
 /// [`Signals::with_late_z`]).
-pub const GAME_SIDE_ONLY: [&str; 2] = ["zPositionLoss", "zSeenLines"];
+pub const GAME_SIDE_ONLY: [&str; 3] = ["zPositionLoss", "zSeenLines", "lateOdds"];
 
 impl Expert {
     /// Reads its z as `(z − offset) / scale` from now on (how the fit weighs it against the
@@ -1616,6 +1751,10 @@ pub fn describe(signal: &str, value: f64) -> (&'static str, String) {
             "loss of winning chances against what players of the rating lose in the same positions (z)",
             format!("{value:+.1}"),
         ),
+        "lateOdds" => (
+            "how much likelier the later half's moves are from an engine than from a player of the rating (log-odds per √move)",
+            format!("{value:+.1}"),
+        ),
         _ => ("signal", format!("{value}")),
     }
 }
@@ -2140,6 +2279,7 @@ mod tests {
             seen_lines: None,
             position_loss: Some(t.clone()),
             position_loss_clocks: None,
+            late_odds: None,
             bias: None,
             player_effects: Vec::new(),
         };
@@ -2176,6 +2316,108 @@ mod tests {
         );
         assert_eq!(engine_direction("zPositionLoss"), Some(-1.0));
         assert!(describe("zPositionLoss", -2.0).0.contains("same positions"));
+    }
+
+    #[test]
+    fn the_late_odds_weigh_each_later_move_by_how_much_likelier_an_engine_makes_it() {
+        // The cells: loss band × where the move stood among the engine's lines.
+        let best = LateOdds::cell(0.1, Some(1), true);
+        let second = LateOdds::cell(1.0, Some(2), true);
+        let blunder = LateOdds::cell(25.0, None, false);
+        assert_eq!(
+            (best, second, blunder),
+            (0, LateOdds::PLACES + 1, LateOdds::CELLS - 1)
+        );
+        assert_eq!(LateOdds::cell(3.0, None, true), 2 * LateOdds::PLACES + 4);
+        assert_eq!(LateOdds::cell(0.5, Some(9), true), LateOdds::PLACES + 3);
+        assert_eq!(
+            (
+                LateOdds::band(1299.0),
+                LateOdds::band(1300.0),
+                LateOdds::band(900.0),
+                LateOdds::band(3000.0),
+                LateOdds::band(f64::NAN)
+            ),
+            (0, 1, 0, 5, 0)
+        );
+        // Humans rated 1,400 play the first line half the time, a second line a quarter,
+        // blunder a quarter; engines play the first line 90% of the time.
+        let cells = |b: u32, s: u32, x: u32| {
+            LateOdds::cells_of(
+                std::iter::repeat_n((0.0, Some(1), true), b as usize)
+                    .chain(std::iter::repeat_n((1.0, Some(2), true), s as usize))
+                    .chain(std::iter::repeat_n((30.0, None, false), x as usize)),
+            )
+        };
+        let human = cells(500, 250, 250);
+        let engine = cells(900, 100, 0);
+        let humans = [(1400.0, human.as_slice()), (1450.0, human.as_slice())];
+        let odds = LateOdds::fit(&humans, &[engine.as_slice()]).expect("a table");
+        assert_eq!((odds.moves, odds.engine_moves), (2000, 1000));
+        let n = LateOdds::CELLS as f64;
+        let lg = |k: f64, total: f64| ((k + 1.0) / (total + n)).ln();
+        let (h, e) = (lg, lg);
+        let want = |b: f64, s: f64, x: f64| {
+            (b * (e(900.0, 1000.0) - h(1000.0, 2000.0))
+                + s * (e(100.0, 1000.0) - h(500.0, 2000.0))
+                + x * (e(0.0, 1000.0) - h(500.0, 2000.0)))
+                / (b + s + x).sqrt()
+        };
+        // Ten first lines and no blunder read engine-like; a human's mix does not.
+        let clean = odds.value(&cells(10, 0, 0), 1400.0).unwrap();
+        assert!((clean - want(10.0, 0.0, 0.0)).abs() < 1e-3, "{clean}");
+        assert!(clean > 1.5, "{clean}");
+        let mixed = odds.value(&cells(4, 2, 2), 1400.0).unwrap();
+        assert!((mixed - want(4.0, 2.0, 2.0)).abs() < 1e-3, "{mixed}");
+        assert!(mixed < -1.0, "{mixed}");
+        // No moves, no value; a band without humans reads every cell as equally likely.
+        assert_eq!(odds.value(&cells(0, 0, 0), 1400.0), None);
+        let empty_band = odds.value(&cells(10, 0, 0), 2400.0).unwrap();
+        let flat = (e(900.0, 1000.0) - (1.0 / n).ln()) * 10.0 / 10f64.sqrt();
+        assert!((empty_band - flat).abs() < 1e-3, "{empty_band} {flat}");
+        // Too few moves of either kind: no table.
+        assert_eq!(LateOdds::fit(&humans[..0], &[engine.as_slice()]), None);
+        assert_eq!(LateOdds::fit(&humans, &[&engine[..1]]), None);
+        // Through the signals: a rated game side reads it; an unrated one, a player's
+        // pooled games, and a model fitted before it do not.
+        let line = RatingLine {
+            intercept: 1.0,
+            slope: 0.0,
+            sd: 1.0,
+            range: None,
+        };
+        let r = LateReference {
+            loss: line,
+            match_rate: line,
+            top_lines: None,
+            seen_lines: None,
+            position_loss: None,
+            position_loss_clocks: None,
+            late_odds: Some(odds.clone()),
+            bias: None,
+            player_effects: Vec::new(),
+        };
+        let mut s = signals(&[("lateLoss", 4.0), ("lateMatch", 0.5)], Some(1400.0));
+        s.late_cells = cells(10, 0, 0);
+        assert_eq!(s.with_late_z(&r).get("lateOdds"), Some(clean));
+        assert_eq!(s.with_late_z(&r).with_late_z(&r), s.with_late_z(&r));
+        let mut pooled = s.clone();
+        pooled.games = 3;
+        assert_eq!(pooled.with_late_z(&r).get("lateOdds"), None);
+        let mut unrated = s.clone();
+        unrated.rating = None;
+        assert_eq!(unrated.with_late_z(&r).get("lateOdds"), None);
+        let old = LateReference {
+            late_odds: None,
+            ..r.clone()
+        };
+        assert_eq!(s.with_late_z(&old).get("lateOdds"), None);
+        let back: LateReference =
+            serde_json::from_str(&serde_json::to_string(&old).unwrap()).unwrap();
+        assert_eq!(back, old);
+        assert_eq!(engine_direction("lateOdds"), Some(1.0));
+        assert!(GAME_SIDE_ONLY.contains(&"lateOdds") && RATED_SIGNALS.contains(&"lateOdds"));
+        assert!(describe("lateOdds", 2.0).0.contains("engine"));
     }
 
     #[test]
@@ -2217,6 +2459,7 @@ mod tests {
             seen_lines: None,
             position_loss: None,
             position_loss_clocks: None,
+            late_odds: None,
             bias: Some(bias),
             player_effects: Vec::new(),
         };
@@ -2302,6 +2545,7 @@ mod tests {
             seen_lines: None,
             position_loss: None,
             position_loss_clocks: None,
+            late_odds: None,
             bias: None,
             player_effects: vec![effect("zAsd", 0.25), effect("zTopLines", 1.0 / 9.0)],
         };

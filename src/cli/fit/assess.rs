@@ -31,9 +31,9 @@ use clap::{Args, Subcommand};
 use fairsight::{
     AssessmentModel, Calibration, GameReport, PlayerReport, Report, Side,
     fit::{
-        AssessmentVariant, CLOCK_SIGNALS, Expert, GAME_SIDE_ONLY, HumanRange, LateReference, Level,
-        Model, PlayerEffect, RATED_SIGNALS, REGAN_SIGNALS, RatingBias, SIGNALS, Signals,
-        engine_direction, model_value, side_signals, tag_rating,
+        AssessmentVariant, CLOCK_SIGNALS, Expert, GAME_SIDE_ONLY, HumanRange, LateOdds,
+        LateReference, Level, Model, PlayerEffect, RATED_SIGNALS, REGAN_SIGNALS, RatingBias,
+        SIGNALS, Signals, engine_direction, model_value, side_signals, tag_rating,
     },
 };
 
@@ -682,14 +682,25 @@ fn with_late_reference(rows: &mut [Row], reference: &LateReference) {
 }
 
 /// The later half's expected values at a rating, from the clean human sides of the
-/// train split.
+/// train split, and its odds of an engine ([`LateOdds`]) against the switched sides of
+/// the train split.
 fn fit_late_reference(rows: &[Row]) -> Option<LateReference> {
-    let humans: Vec<&Signals> = rows
+    let train = |kind: Kind| {
+        rows.iter()
+            .filter(move |r| r.split == Split::Train && r.kind == kind)
+            .map(|r| &r.signals)
+    };
+    let humans: Vec<&Signals> = train(Kind::Human).collect();
+    let mut reference = LateReference::fit(&humans)?;
+    let rated: Vec<(f64, &[u32])> = humans
         .iter()
-        .filter(|r| r.split == Split::Train && r.kind == Kind::Human)
-        .map(|r| &r.signals)
+        .filter_map(|s| Some((s.rating?, s.late_cells.as_slice())))
         .collect();
-    LateReference::fit(&humans)
+    let switched: Vec<&[u32]> = train(Kind::Switched)
+        .map(|s| s.late_cells.as_slice())
+        .collect();
+    reference.late_odds = LateOdds::fit(&rated, &switched);
+    Some(reference)
 }
 
 /// How far the clean human sides of the train split sit from zero in each z-score
@@ -1066,6 +1077,15 @@ fn fit(a: FitArgs) -> Result<()> {
                 r.match_rate.slope,
                 r.match_rate.sd
             );
+            match &r.late_odds {
+                Some(o) => eprintln!(
+                    "fairsight: the later half's odds of an engine (lateOdds): {} clean human moves of the train split against {} of its switched sides",
+                    o.moves, o.engine_moves
+                ),
+                None => eprintln!(
+                    "fairsight: too few later-half moves of clean humans or switched sides for lateOdds"
+                ),
+            }
         }
         None => eprintln!("fairsight: too few rated clean human sides for zLateLoss, zLateMatch"),
     }
@@ -4080,6 +4100,43 @@ mod tests {
         assert_eq!(groups.len(), 2);
         assert_eq!(ids(&groups[0]), [(0, "White"), (1, "White"), (2, "White")]);
         assert_eq!(ids(&groups[1]), [(0, "Black"), (1, "Black"), (2, "Black")]);
+    }
+
+    #[test]
+    fn a_sides_late_cells_hold_the_moves_of_its_later_half_by_kind_of_move() {
+        use fairsight::{
+            Side,
+            fit::{LateOdds, side_late_cells},
+        };
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/depth/d14");
+        let records = load_records(&corpus, &[], None, None).unwrap();
+        let report = rebuild_games(&records[..4]).unwrap();
+        let mut total = 0;
+        for game in &report.games {
+            for side in [Side::White, Side::Black] {
+                let cells = side_late_cells(game, side);
+                let signals = side_signals(game, side, Some(2000.0), None).unwrap();
+                assert_eq!(signals.late_cells, cells);
+                // As many as the later-half signals read, and the same moves by hand:
+                // searched, counted or decided, the later half of them.
+                let n: u32 = cells.iter().sum();
+                assert_eq!(n as usize, signals.late_moves);
+                let moves: Vec<_> = game
+                    .plies
+                    .iter()
+                    .filter(|p| p.side == side && p.searched)
+                    .filter(|p| matches!(p.excluded, None | Some(fairsight::Exclusion::Decided)))
+                    .filter(|p| p.features.win_loss.is_some())
+                    .collect();
+                let by_hand = LateOdds::cells_of(moves[moves.len() / 2..].iter().map(|p| {
+                    let f = &p.features;
+                    (f.win_loss.unwrap(), f.rank, f.seen_at.is_some())
+                }));
+                assert_eq!(cells, by_hand);
+                total += n;
+            }
+        }
+        assert!(total > 50, "{total} later-half moves in 4 stored games");
     }
 
     #[test]
