@@ -2033,7 +2033,9 @@ fn fit_variants(
                     } else {
                         format!("{before:.3} -> {after:.3}")
                     };
-                    format!("{} (z {c:+.2}) / {s:.2}: {aucs}", kind_name(*k))
+                    // (the offset is taken off: a negative one reads as added)
+                    let op = if *c < 0.0 { '+' } else { '-' };
+                    format!("{} (z {op} {:.2}) / {s:.2}: {aucs}", kind_name(*k), c.abs())
                 })
                 .collect();
             balances.push(format!(
