@@ -2266,22 +2266,9 @@ mod tests {
         // `zPositionLoss`; an unrated one does not; too few humans, no table.
         let mut s = signals(&[("lateLoss", 4.0), ("lateMatch", 0.5)], Some(1300.0));
         s.position = strong.clone();
-        let line = RatingLine {
-            intercept: 1.0,
-            slope: 0.0,
-            sd: 1.0,
-            range: None,
-        };
         let r = LateReference {
-            loss: line,
-            match_rate: line,
-            top_lines: None,
-            seen_lines: None,
             position_loss: Some(t.clone()),
-            position_loss_clocks: None,
-            late_odds: None,
-            bias: None,
-            player_effects: Vec::new(),
+            ..flat_reference()
         };
         // (clipped at ±8, as every z-score the models read)
         let read = s.with_late_z(&r).get("zPositionLoss").unwrap();
@@ -2316,6 +2303,27 @@ mod tests {
         );
         assert_eq!(engine_direction("zPositionLoss"), Some(-1.0));
         assert!(describe("zPositionLoss", -2.0).0.contains("same positions"));
+    }
+
+    /// A reference whose later-half lines read every value as 1 ± 1, with no table.
+    fn flat_reference() -> LateReference {
+        let line = RatingLine {
+            intercept: 1.0,
+            slope: 0.0,
+            sd: 1.0,
+            range: None,
+        };
+        LateReference {
+            loss: line,
+            match_rate: line,
+            top_lines: None,
+            seen_lines: None,
+            position_loss: None,
+            position_loss_clocks: None,
+            late_odds: None,
+            bias: None,
+            player_effects: Vec::new(),
+        }
     }
 
     #[test]
@@ -2380,22 +2388,9 @@ mod tests {
         assert_eq!(LateOdds::fit(&humans, &[&engine[..1]]), None);
         // Through the signals: a rated game side reads it; an unrated one, a player's
         // pooled games, and a model fitted before it do not.
-        let line = RatingLine {
-            intercept: 1.0,
-            slope: 0.0,
-            sd: 1.0,
-            range: None,
-        };
         let r = LateReference {
-            loss: line,
-            match_rate: line,
-            top_lines: None,
-            seen_lines: None,
-            position_loss: None,
-            position_loss_clocks: None,
             late_odds: Some(odds.clone()),
-            bias: None,
-            player_effects: Vec::new(),
+            ..flat_reference()
         };
         let mut s = signals(&[("lateLoss", 4.0), ("lateMatch", 0.5)], Some(1400.0));
         s.late_cells = cells(10, 0, 0);

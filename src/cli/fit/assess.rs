@@ -4104,15 +4104,20 @@ mod tests {
         assert_eq!(ids(&groups[1]), [(0, "Black"), (1, "Black"), (2, "Black")]);
     }
 
+    /// The first `n` games of the depth study's stored d14 corpus, rebuilt.
+    fn stored_d14_games(n: usize) -> fairsight::Report {
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/depth/d14");
+        let records = load_records(&corpus, &[], None, None).unwrap();
+        rebuild_games(&records[..n]).unwrap()
+    }
+
     #[test]
     fn a_sides_late_cells_hold_the_moves_of_its_later_half_by_kind_of_move() {
         use fairsight::{
             Side,
             fit::{LateOdds, side_late_cells},
         };
-        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/depth/d14");
-        let records = load_records(&corpus, &[], None, None).unwrap();
-        let report = rebuild_games(&records[..4]).unwrap();
+        let report = stored_d14_games(4);
         let mut total = 0;
         for game in &report.games {
             for side in [Side::White, Side::Black] {
@@ -4147,9 +4152,7 @@ mod tests {
             Side,
             fit::{PositionLoss, side_position_loss},
         };
-        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/depth/d14");
-        let records = load_records(&corpus, &[], None, None).unwrap();
-        let report = rebuild_games(&records[..4]).unwrap();
+        let report = stored_d14_games(4);
         let mut total = 0;
         for game in &report.games {
             for side in [Side::White, Side::Black] {
