@@ -1929,6 +1929,34 @@ fn each_slices_auc_has_an_interval_and_a_model_compared_with_itself_differs_by_n
         text.contains("\n  switched sides vs clean sides: -; 0 / 33 sides"),
         "{text}"
     );
+    // Without the engine games' source, the split has its humans alone; a source with
+    // no game in the split is an error that names it.
+    let out = fairsight(&[
+        "assess",
+        "eval",
+        "--corpus",
+        "corpus/depth/d14",
+        "--split",
+        "train",
+        "--without-source",
+        "slice-engine",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let without = stdout(&out);
+    assert!(without.contains("| all sides | 0 / 33 |"), "{without}");
+    assert!(text.contains("| all sides | 24 / 33 |"), "{text}");
+    let out = fairsight(&[
+        "assess",
+        "eval",
+        "--corpus",
+        "corpus/depth/d14",
+        "--split",
+        "test",
+        "--without-source",
+        "slice-human",
+    ]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("--without-source slice-human: no game of the Test split"));
 }
 
 #[test]

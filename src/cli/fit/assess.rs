@@ -217,6 +217,10 @@ pub struct EvalArgs {
     /// difference, with a paired 95% interval (the same resamples for both).
     #[arg(long)]
     compare: Option<PathBuf>,
+    /// Leave this source's games out of the evaluated split (repeatable; the train split
+    /// is read whole): to measure on the games added since a model was chosen, say.
+    #[arg(long, value_name = "SOURCE")]
+    without_source: Vec<String>,
 }
 
 pub fn run(cmd: AssessCmd) -> Result<()> {
@@ -462,6 +466,9 @@ struct Row {
     /// A weaker engine's signals scored against its own nominal Elo tag instead of a
     /// drawn rating (for the slice that says what that gives; never trained on).
     own_tag: Option<Signals>,
+    /// A switched side's searched moves from its `SwitchPly` on, the engine's, among those
+    /// the later-half signals read ([`engine_moves`]; for a slice, never a feature).
+    engine_moves: Option<usize>,
 }
 
 impl Row {
@@ -658,6 +665,9 @@ fn rows_of(
             } else {
                 game.sides.get(side).player.to_lowercase()
             };
+            let engine_moves = (kind == Kind::Switched)
+                .then(|| engine_moves(game, side))
+                .flatten();
             out.push(Row {
                 game: r.id.clone(),
                 player,
@@ -667,10 +677,39 @@ fn rows_of(
                 signals,
                 elo,
                 own_tag,
+                engine_moves,
             });
         }
     }
     Ok(out)
+}
+
+/// How many of a switched side's searched moves, those the later-half signals read (not
+/// book, forced or repeated), came from its `SwitchPly` on: the engine's moves a detector
+/// could see. `None` without the tag. A side whose game was decided or over before the
+/// switch has none: every move a report reads is the player's own.
+fn engine_moves(game: &GameReport, side: Side) -> Option<usize> {
+    let switch: u32 = game.tag("SwitchPly")?.trim().parse().ok()?;
+    Some(
+        game.plies
+            .iter()
+            .filter(|p| p.side == side && p.searched && p.ply >= switch)
+            .filter(|p| matches!(p.excluded, None | Some(fairsight::Exclusion::Decided)))
+            .count(),
+    )
+}
+
+/// Leaves the games of these sources (a record id's part before the `/`) out of `split`;
+/// an error names a source with no game in it (a typo would otherwise measure everything).
+fn without_sources(rows: &mut Vec<Row>, split: Split, sources: &[String]) -> Result<()> {
+    let source = |r: &Row| r.game.split('/').next().unwrap_or_default().to_owned();
+    for s in sources {
+        if !rows.iter().any(|r| r.split == split && source(r) == *s) {
+            bail!("--without-source {s}: no game of the {split:?} split comes from it");
+        }
+    }
+    rows.retain(|r| r.split != split || !sources.contains(&source(r)));
+    Ok(())
 }
 
 /// Every row's later half against its rating ([`LateReference`]).
@@ -2533,6 +2572,7 @@ fn eval(a: EvalArgs) -> Result<()> {
         None => None,
     };
     let mut all = rows(&a.corpus, None)?;
+    without_sources(&mut all, a.split, &a.without_source)?;
     // The split's signals before any model's reference is applied, for `--compare`.
     let raw: Vec<Signals> = all
         .iter()
@@ -2612,6 +2652,15 @@ fn eval(a: EvalArgs) -> Result<()> {
             "switched sides vs clean sides",
             Box::new(|r: &Row| match r.kind {
                 Kind::Switched => Some(true),
+                Kind::Human => Some(false),
+                _ => None,
+            }),
+            false,
+        ),
+        (
+            "switched sides with an engine move searched vs clean sides",
+            Box::new(|r: &Row| match r.kind {
+                Kind::Switched if r.engine_moves.is_some_and(|n| n > 0) => Some(true),
                 Kind::Human => Some(false),
                 _ => None,
             }),
@@ -2724,7 +2773,7 @@ fn eval(a: EvalArgs) -> Result<()> {
         out,
         "\nwithin bins of analysed moves (<20, 20s, 30s, 40+) and rating (none, 400-point bands), pairs compared only inside a bin (length and rating alone give 0.5):"
     );
-    for (name, pick, _) in slices.iter().take(4) {
+    for (name, pick, _) in slices.iter().take(5) {
         let (mut s, mut l, mut g) = (Vec::new(), Vec::new(), Vec::new());
         for (r, p) in test.iter().zip(&probs) {
             if let (Some(p), Some(lab)) = (p, pick(r)) {
@@ -2767,7 +2816,7 @@ fn eval(a: EvalArgs) -> Result<()> {
             None => String::new(),
         }
     );
-    for (k, (name, pick, _)) in slices.iter().take(4).enumerate() {
+    for (k, (name, pick, _)) in slices.iter().take(5).enumerate() {
         let (mut s, mut o, mut l, mut players) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (i, r) in test.iter().enumerate() {
             let (Some(p), Some(lab)) = (probs[i], pick(r)) else {
@@ -2861,7 +2910,7 @@ fn eval(a: EvalArgs) -> Result<()> {
         out,
         "\neach expert's own score (its z; the probability is made from the largest), AUC by slice:"
     );
-    for (name, pick, _) in slices.iter().take(4) {
+    for (name, pick, _) in slices.iter().take(5) {
         let mut parts = Vec::new();
         for kind in ["top engines", "weaker engines", "switched"] {
             let (s, l): (Vec<f64>, Vec<bool>) = test
@@ -3589,6 +3638,7 @@ mod tests {
                     side: Side::White,
                     split,
                     own_tag: None,
+                    engine_moves: None,
                     signals: Signals {
                         values,
                         moves,
@@ -3629,6 +3679,7 @@ mod tests {
                 side: Side::White,
                 split: Split::Train,
                 own_tag: None,
+                engine_moves: None,
                 signals: Signals::none(),
                 elo,
             });
@@ -4144,6 +4195,82 @@ mod tests {
             }
         }
         assert!(total > 50, "{total} later-half moves in 4 stored games");
+    }
+
+    #[test]
+    fn a_switched_sides_engine_moves_are_its_searched_moves_from_the_switch_on() {
+        use fairsight::Side;
+        let mut game = stored_d14_games(1).games.remove(0);
+        // No tag: not a switched game.
+        assert_eq!(engine_moves(&game, Side::White), None);
+        let searched = |side: Side, from: u32| {
+            game.plies
+                .iter()
+                .filter(|p| p.side == side && p.searched && p.ply >= from)
+                .filter(|p| matches!(p.excluded, None | Some(fairsight::Exclusion::Decided)))
+                .count()
+        };
+        let first = game.plies.iter().find(|p| p.searched).unwrap().ply;
+        let last = game.plies.last().unwrap().ply;
+        assert!(searched(Side::White, first) > 4 && searched(Side::Black, first) > 4);
+        // A switch before the first searched move: all of the side's read moves; one
+        // part-way: only those from it on (fewer, none lost at the boundary); one after
+        // the last ply: none.
+        for (switch, side) in [
+            (1, Side::White),
+            (first + 8, Side::Black),
+            (last + 1, Side::White),
+        ] {
+            game.tags.retain(|(k, _)| k != "SwitchPly");
+            game.tags.push(("SwitchPly".to_owned(), switch.to_string()));
+            let expected = searched(side, switch);
+            assert_eq!(
+                engine_moves(&game, side),
+                Some(expected),
+                "switch at ply {switch}"
+            );
+        }
+        assert_eq!(engine_moves(&game, Side::White), Some(0));
+        game.tags.retain(|(k, _)| k != "SwitchPly");
+        game.tags
+            .push(("SwitchPly".to_owned(), (first + 8).to_string()));
+        let part = engine_moves(&game, Side::Black).unwrap();
+        assert!(part > 0 && part < searched(Side::Black, first));
+        // At most the four moves before the switch are the player's own.
+        assert!(searched(Side::Black, first) - part <= 4);
+        // A tag that is not a number: none, no panic.
+        game.tags.retain(|(k, _)| k != "SwitchPly");
+        game.tags.push(("SwitchPly".to_owned(), "soon".to_owned()));
+        assert_eq!(engine_moves(&game, Side::Black), None);
+    }
+
+    #[test]
+    fn without_a_source_its_games_leave_the_evaluated_split_only() {
+        let row = |game: &str, split: Split| Row {
+            game: game.to_owned(),
+            player: String::new(),
+            kind: Kind::Switched,
+            side: Side::White,
+            split,
+            signals: Signals::none(),
+            elo: None,
+            own_tag: None,
+            engine_moves: None,
+        };
+        let mut rows = vec![
+            row("switched-twic/1", Split::Test),
+            row("switched-twic-6/1", Split::Test),
+            row("switched-twic/2", Split::Train),
+            row("twic-920/5", Split::Test),
+        ];
+        without_sources(&mut rows, Split::Test, &["switched-twic".to_owned()]).unwrap();
+        let left: Vec<&str> = rows.iter().map(|r| r.game.as_str()).collect();
+        // Its test game gone, a source whose name it begins with kept, its train game kept.
+        assert_eq!(left, ["switched-twic-6/1", "switched-twic/2", "twic-920/5"]);
+        // A source with no game in the split is an error that names it.
+        let e = without_sources(&mut rows, Split::Test, &["switched-twc".to_owned()]).unwrap_err();
+        assert!(e.to_string().contains("switched-twc"), "{e}");
+        assert_eq!(rows.len(), 3);
     }
 
     #[test]

@@ -363,6 +363,7 @@ mod tests {
             signals: Signals::none(),
             elo: Some(elo),
             own_tag: None,
+            engine_moves: None,
         }
     }
 
