@@ -1990,7 +1990,13 @@ fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
     let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
     assert_eq!(
         header[8..],
-        ["probability", "top engines", "weaker engines", "switched"]
+        [
+            "probability",
+            "top engines",
+            "weaker engines",
+            "switched",
+            "engine moves"
+        ]
     );
     let sides: Vec<Vec<&str>> = lines.map(|l| l.split('\t').collect()).collect();
     // At most two sides of each of the 18 clean train games (a side needs 8 moves).
@@ -2014,6 +2020,8 @@ fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
         assert!((0.0..=1.0).contains(&p), "{f:?}");
         let top: f64 = f[9].parse().unwrap_or_else(|_| panic!("{f:?}"));
         assert!(top.is_finite(), "{f:?}");
+        // No switched side here: no engine moves to count.
+        assert_eq!(f[12], "", "{f:?}");
     }
     // Each expert's own AUC, by slice, beside the combined one of the slice table.
     let experts = text

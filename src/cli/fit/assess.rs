@@ -210,7 +210,8 @@ pub struct EvalArgs {
     real_player_games: usize,
     /// Also write every game side of the corpus, each split, to this file (tab-separated):
     /// its game, player, split, kind, Elo tag, analysed moves, whether rated and with
-    /// clocks, the probability and each expert's z (for studies of how they combine).
+    /// clocks, the probability, each expert's z and a switched side's engine moves searched (for
+    /// studies of how they combine).
     #[arg(long)]
     sides: Option<PathBuf>,
     /// Another model, scored on the same sides: each slice's AUC under both and their
@@ -2878,7 +2879,7 @@ fn eval(a: EvalArgs) -> Result<()> {
         .collect();
     if let Some(path) = &a.sides {
         let mut t = String::from(
-            "game\tplayer\tsplit\tkind\telo\tmoves\trated\tclocks\tprobability\ttop engines\tweaker engines\tswitched\n",
+            "game\tplayer\tsplit\tkind\telo\tmoves\trated\tclocks\tprobability\ttop engines\tweaker engines\tswitched\tengine moves\n",
         );
         for r in &all {
             let e = model.expert_scores(&r.signals);
@@ -2890,7 +2891,7 @@ fn eval(a: EvalArgs) -> Result<()> {
             let p = assess(&r.signals).map_or(String::new(), |x| x.probability.to_string());
             let _ = writeln!(
                 t,
-                "{}\t{}\t{:?}\t{:?}\t{}\t{}\t{}\t{}\t{p}\t{}\t{}\t{}",
+                "{}\t{}\t{:?}\t{:?}\t{}\t{}\t{}\t{}\t{p}\t{}\t{}\t{}\t{}",
                 r.game,
                 r.player,
                 r.split,
@@ -2901,7 +2902,8 @@ fn eval(a: EvalArgs) -> Result<()> {
                 r.signals.clocks,
                 z("top engines"),
                 z("weaker engines"),
-                z("switched")
+                z("switched"),
+                r.engine_moves.map_or(String::new(), |n| n.to_string())
             );
         }
         std::fs::write(path, t).with_context(|| format!("writing {}", path.display()))?;
