@@ -210,8 +210,8 @@ pub struct EvalArgs {
     real_player_games: usize,
     /// Also write every game side of the corpus, each split, to this file (tab-separated):
     /// its game, player, split, kind, Elo tag, analysed moves, whether rated and with
-    /// clocks, the probability, each expert's z and a switched side's engine moves searched (for
-    /// studies of how they combine).
+    /// clocks, the probability, each expert's z and a switched side's engine moves searched
+    /// (for studies of how they combine).
     #[arg(long)]
     sides: Option<PathBuf>,
     /// Another model, scored on the same sides: each slice's AUC under both and their
@@ -468,7 +468,7 @@ struct Row {
     /// drawn rating (for the slice that says what that gives; never trained on).
     own_tag: Option<Signals>,
     /// A switched side's searched moves from its `SwitchPly` on, the engine's, among those
-    /// the later-half signals read ([`engine_moves`]; for a slice, never a feature).
+    /// the later-half signals read ([`engine_moves`]; for studies, never a feature).
     engine_moves: Option<usize>,
 }
 
@@ -2659,15 +2659,6 @@ fn eval(a: EvalArgs) -> Result<()> {
             false,
         ),
         (
-            "switched sides with an engine move searched vs clean sides",
-            Box::new(|r: &Row| match r.kind {
-                Kind::Switched if r.engine_moves.is_some_and(|n| n > 0) => Some(true),
-                Kind::Human => Some(false),
-                _ => None,
-            }),
-            false,
-        ),
-        (
             "rated input",
             Box::new(|r: &Row| r.signals.rating.is_some().then(|| r.engine())),
             false,
@@ -2774,7 +2765,7 @@ fn eval(a: EvalArgs) -> Result<()> {
         out,
         "\nwithin bins of analysed moves (<20, 20s, 30s, 40+) and rating (none, 400-point bands), pairs compared only inside a bin (length and rating alone give 0.5):"
     );
-    for (name, pick, _) in slices.iter().take(5) {
+    for (name, pick, _) in slices.iter().take(4) {
         let (mut s, mut l, mut g) = (Vec::new(), Vec::new(), Vec::new());
         for (r, p) in test.iter().zip(&probs) {
             if let (Some(p), Some(lab)) = (p, pick(r)) {
@@ -2817,7 +2808,7 @@ fn eval(a: EvalArgs) -> Result<()> {
             None => String::new(),
         }
     );
-    for (k, (name, pick, _)) in slices.iter().take(5).enumerate() {
+    for (k, (name, pick, _)) in slices.iter().take(4).enumerate() {
         let (mut s, mut o, mut l, mut players) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (i, r) in test.iter().enumerate() {
             let (Some(p), Some(lab)) = (probs[i], pick(r)) else {
@@ -2912,7 +2903,7 @@ fn eval(a: EvalArgs) -> Result<()> {
         out,
         "\neach expert's own score (its z; the probability is made from the largest), AUC by slice:"
     );
-    for (name, pick, _) in slices.iter().take(5) {
+    for (name, pick, _) in slices.iter().take(4) {
         let mut parts = Vec::new();
         for kind in ["top engines", "weaker engines", "switched"] {
             let (s, l): (Vec<f64>, Vec<bool>) = test
