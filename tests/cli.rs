@@ -1873,18 +1873,21 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
 
 #[test]
 fn each_slices_auc_has_an_interval_and_a_model_compared_with_itself_differs_by_nothing() {
-    // The depth study's default-setting folder, train split: clean humans, top and
-    // weaker engines, no switched sides.
-    let out = fairsight(&[
-        "assess",
-        "eval",
-        "--corpus",
-        "corpus/depth/d14",
-        "--split",
-        "train",
-        "--compare",
-        "models/assessment.json",
-    ]);
+    // The depth study's default-setting folder: clean humans, top and weaker engines,
+    // no switched sides.
+    let eval = |split: &str, extra: [&str; 2]| {
+        let mut args = vec![
+            "assess",
+            "eval",
+            "--corpus",
+            "corpus/depth/d14",
+            "--split",
+            split,
+        ];
+        args.extend(extra);
+        fairsight(&args)
+    };
+    let out = eval("train", ["--compare", "models/assessment.json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     let mut checked = 0;
@@ -1931,30 +1934,12 @@ fn each_slices_auc_has_an_interval_and_a_model_compared_with_itself_differs_by_n
     );
     // Without the engine games' source, the split has its humans alone; a source with
     // no game in the split is an error that names it.
-    let out = fairsight(&[
-        "assess",
-        "eval",
-        "--corpus",
-        "corpus/depth/d14",
-        "--split",
-        "train",
-        "--without-source",
-        "slice-engine",
-    ]);
+    let out = eval("train", ["--without-source", "slice-engine"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let without = stdout(&out);
     assert!(without.contains("| all sides | 0 / 33 |"), "{without}");
     assert!(text.contains("| all sides | 24 / 33 |"), "{text}");
-    let out = fairsight(&[
-        "assess",
-        "eval",
-        "--corpus",
-        "corpus/depth/d14",
-        "--split",
-        "test",
-        "--without-source",
-        "slice-human",
-    ]);
+    let out = eval("test", ["--without-source", "slice-human"]);
     assert!(!out.status.success());
     assert!(stderr(&out).contains("--without-source slice-human: no game of the Test split"));
 }
