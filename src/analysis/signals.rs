@@ -90,7 +90,7 @@ pub fn side_late_cells(game: &GameReport, side: Side) -> Vec<u32> {
 /// The moves the later-half signals read: a side's searched moves that the accuracy
 /// statistics count or that came in decided positions (not repetitions, which say
 /// nothing of a choice).
-fn late_plies(game: &GameReport, side: Side) -> impl Iterator<Item = &PlyReport> {
+pub fn late_plies(game: &GameReport, side: Side) -> impl Iterator<Item = &PlyReport> {
     game.plies
         .iter()
         .filter(move |p| p.side == side && p.searched)

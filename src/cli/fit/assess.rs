@@ -692,10 +692,8 @@ fn rows_of(
 fn engine_moves(game: &GameReport, side: Side) -> Option<usize> {
     let switch: u32 = game.tag("SwitchPly")?.trim().parse().ok()?;
     Some(
-        game.plies
-            .iter()
-            .filter(|p| p.side == side && p.searched && p.ply >= switch)
-            .filter(|p| matches!(p.excluded, None | Some(fairsight::Exclusion::Decided)))
+        fairsight::fit::late_plies(game, side)
+            .filter(|p| p.ply >= switch)
             .count(),
     )
 }
