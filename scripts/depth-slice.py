@@ -24,6 +24,18 @@ ratings cover the same range; games already analysed in --exclude folders are le
     python3 scripts/depth-slice.py --matched --label human --splits test,validation --per 8 \
         --exclude corpus/depth/full14 --out corpus/depth/slice2-human.pgn
 
+The third slice (`--switched`): the switched sides over the board against clean humans
+of their strength, in the band where the switched sides are hardest to tell (players
+rated 2,300-2,599). Switched TWIC games of the given splits whose switched side is rated
+in the band, and TWIC 920 games of the same splits whose two players are both rated in
+it; --per of each, spread evenly through them (a switched game has one scored side, a
+human game two):
+
+    python3 scripts/depth-slice.py --switched --label switched --splits test --per 60 \
+        --out corpus/depth/slice3-switched.pgn
+    python3 scripts/depth-slice.py --switched --label human --splits test --per 30 \
+        --out corpus/depth/slice3-human.pgn
+
 Deterministic: it depends only on the manifest and the records.
 """
 
@@ -37,6 +49,10 @@ import re
 SOURCES = {"engine": ["tcec", "selfplay"], "human": ["lichess-2025-05", "twic-920"]}
 MATCHED = {"engine": ["selfplay"], "human": ["lichess-2025-05", "twic-920"]}
 BANDS = range(1400, 2600, 200)
+SWITCHED = {"switched": ["switched-twic", "switched-twic-2", "switched-twic-3",
+                         "switched-twic-4", "switched-twic-5", "switched-twic-6"],
+            "human": ["twic-920"]}
+BAND = (2300, 2600)
 
 
 def elos(pgn):
@@ -56,12 +72,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpus", default="corpus")
     ap.add_argument("--per", type=int, default=20)
-    ap.add_argument("--label", choices=sorted(SOURCES), required=True)
+    ap.add_argument("--label", choices=["engine", "human", "switched"], required=True)
     ap.add_argument("--matched", action="store_true", help="the second slice (above)")
+    ap.add_argument("--switched", action="store_true", help="the third slice (above)")
     ap.add_argument("--splits", default="test")
     ap.add_argument("--exclude", action="append", default=[])
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
+    if a.switched:
+        return switched_slice(a)
+    if a.label == "switched":
+        ap.error("--label switched goes with --switched")
     manifest = json.load(open(os.path.join(a.corpus, "manifest.json")))["games"]
     splits = a.splits.split(",")
     skip = analysed(a.exclude)
@@ -99,6 +120,44 @@ def main():
         f.write("\n\n".join(out) + "\n")
     bands = ", ".join(f"{b}: {taken[b]}" for b in sorted(taken))
     print(f"{a.out}: {len(out)} games" + (f" (by band: {bands})" if bands else ""))
+
+
+def in_band(elo):
+    return BAND[0] <= elo < BAND[1]
+
+
+def switched_slice(a):
+    """The third slice: --per games of the label, spread evenly through the eligible."""
+    manifest = json.load(open(os.path.join(a.corpus, "manifest.json")))["games"]
+    splits = a.splits.split(",")
+    skip = analysed(a.exclude)
+    eligible = []
+    for source in SWITCHED[a.label]:
+        ids = sorted(int(k.split("/")[1]) for k, g in manifest.items()
+                     if k.split("/")[0] == source and g["split"] in splits)
+        for n in ids:
+            if f"{source}/{n}" in skip:
+                continue
+            r = json.load(gzip.open(os.path.join(a.corpus, "games", source, f"{n:05}.json.gz")))
+            pgn = r["pgn"].strip()
+            white = re.search(r'\[WhiteElo "(\d+)"\]', pgn)
+            black = re.search(r'\[BlackElo "(\d+)"\]', pgn)
+            if not white or not black:
+                continue
+            white, black = int(white.group(1)), int(black.group(1))
+            if a.label == "switched":
+                side = re.search(r'\[Switched "(\w+)"\]', pgn).group(1)
+                if not in_band(white if side == "white" else black):
+                    continue
+            elif not (in_band(white) and in_band(black)):
+                continue
+            eligible.append(pgn.replace("\n\n", f'\n[SliceOf "{r["id"]}"]\n\n', 1))
+    # Spread evenly, as `fairsight train sample` spreads its games.
+    n = min(a.per, len(eligible))
+    out = [eligible[i * len(eligible) // n] for i in range(n)] if n else []
+    with open(a.out, "w") as f:
+        f.write("\n\n".join(out) + "\n")
+    print(f"{a.out}: {len(out)} games of {len(eligible)} eligible")
 
 
 if __name__ == "__main__":

@@ -2144,6 +2144,25 @@ fn depth_study(args: &[&str]) -> (String, Vec<Vec<String>>) {
     (text, rows)
 }
 
+/// The depth study of a full-network folder against the main corpus as the reference:
+/// two rows, the defaults' (lite) and the full network's, over the same positions and
+/// sides; its output, rows and (engine-assisted, human) sides.
+fn against_the_corpus(folder: &str) -> (String, Vec<Vec<String>>, (usize, usize)) {
+    let (text, rows) = depth_study(&["--reference", "corpus", "--corpus", folder]);
+    assert_eq!(rows.len(), 2, "{text}");
+    assert!(
+        rows[0][1].starts_with("corpus (") && rows[0][1].contains("lite"),
+        "{text}"
+    );
+    assert!(rows[1][1].contains("stockfish-19-single"), "{text}");
+    assert_eq!(rows[0][2..4], rows[1][2..4], "{text}");
+    let sides: Vec<usize> = rows[0][3]
+        .split(" / ")
+        .map(|n| n.parse().unwrap())
+        .collect();
+    (text, rows, (sides[0], sides[1]))
+}
+
 #[test]
 fn the_depth_study_compares_the_same_sides_at_each_setting() {
     // The committed depth study's folders: the same 40 games at the defaults and at depth
@@ -2162,8 +2181,9 @@ fn the_depth_study_compares_the_same_sides_at_each_setting() {
         // The positions of the games compared (the 37 games with a side in both).
         assert_eq!(cells[2], "1338", "{row}");
         assert_eq!(cells[3], "38 / 36", "{row}");
-        // Every AUC is a number in [0, 1].
-        for c in &cells[4..cells.len() - 1] {
+        // Every AUC is a number in [0, 1], but the switched sides' (none in this slice).
+        assert_eq!((cells[8].as_str(), cells[9].as_str()), ("-", "-"), "{row}");
+        for c in cells[4..8].iter().chain(&cells[10..cells.len() - 1]) {
             let v: f64 = c.parse().unwrap_or_else(|_| panic!("{row}"));
             assert!((0.0..=1.0).contains(&v), "{row}");
         }
@@ -2171,24 +2191,28 @@ fn the_depth_study_compares_the_same_sides_at_each_setting() {
     // The second slice against the main corpus as the reference: its games are matched
     // with the records they were cut from (`SliceOf`), no game analysed again; the first
     // slice's games, cut shorter than their records, are left out.
-    let (text, rows) = depth_study(&["--reference", "corpus", "--corpus", "corpus/depth/full14"]);
+    let (text, rows, (engines, humans)) = against_the_corpus("corpus/depth/full14");
     assert!(text.contains("sides left out"), "{text}");
-    assert_eq!(rows.len(), 2, "{text}");
-    assert!(
-        rows[0][1].starts_with("corpus (") && rows[0][1].contains("lite"),
-        "{text}"
-    );
-    assert!(rows[1][1].contains("stockfish-19-single"), "{text}");
-    // The same positions and sides at both settings, weaker engines and humans.
-    assert_eq!(rows[0][2..4], rows[1][2..4], "{text}");
-    let sides: Vec<usize> = rows[0][3]
-        .split(" / ")
-        .map(|n| n.parse().unwrap())
-        .collect();
-    assert!(sides[0] >= 40 && sides[1] >= 40, "{text}");
+    assert!(engines >= 40 && humans >= 40, "{text}");
     for row in &rows {
         // The weaker engines' matched AUC is a number.
         assert!(row[7].parse::<f64>().is_ok(), "{text}");
+    }
+
+    // The third slice: switched sides over the board against clean humans of their band,
+    // with the full network. Only switched sides are engine-assisted here, so the
+    // combination over all of them is the switched column's; the top and weaker engines'
+    // columns have no number.
+    let (text, rows, (switched, humans)) = against_the_corpus("corpus/depth/switched-full14");
+    assert!(switched >= 55 && humans >= 45, "{text}");
+    for row in &rows {
+        assert_eq!((row[5].as_str(), row[6].as_str()), ("-", "-"), "{text}");
+        assert_eq!(row[4], row[8], "{text}");
+        // The switched sides' combination and their cross-validated lateOdds.
+        for c in &row[8..10] {
+            let v: f64 = c.parse().unwrap_or_else(|_| panic!("{text}"));
+            assert!((0.5..=1.0).contains(&v), "{text}");
+        }
     }
 
     // A folder with no games is an error, not an empty table.

@@ -926,6 +926,15 @@ impl LateOdds {
     /// 1,000 moves of either. Logs are rounded to 4 decimals, as the model file keeps
     /// them.
     pub fn fit(humans: &[(f64, &[u32])], engines: &[&[u32]]) -> Option<LateOdds> {
+        Self::fit_from(humans, engines, Self::MIN_MOVES)
+    }
+
+    /// [`LateOdds::fit`] with another fewest moves of each kind (a study's small slice).
+    pub fn fit_from(
+        humans: &[(f64, &[u32])],
+        engines: &[&[u32]],
+        min_moves: usize,
+    ) -> Option<LateOdds> {
         let mut counts = vec![vec![0.0_f64; Self::CELLS]; Self::BANDS];
         for (rating, cells) in humans {
             let row = &mut counts[Self::band(*rating)];
@@ -941,7 +950,7 @@ impl LateOdds {
         }
         let moves: f64 = counts.iter().flatten().sum();
         let engine_moves: f64 = engine.iter().sum();
-        if (moves as usize) < Self::MIN_MOVES || (engine_moves as usize) < Self::MIN_MOVES {
+        if (moves as usize) < min_moves || (engine_moves as usize) < min_moves {
             return None;
         }
         let logs = |row: &[f64]| -> Vec<f64> {

@@ -5,7 +5,9 @@
 //! cross-validated logistic combination of them, overall and for top and weaker engines,
 //! and the weaker engines against humans of their own strength (pairs of sides whose
 //! ratings are within [`MATCHED`] points: what tells a limited engine from a human of
-//! its rating, style, not strength).
+//! its rating, style, not strength), and the switched sides against humans (the third
+//! slice: both rated 2,300-2,599 over the board), by the combination and by a
+//! cross-validated `lateOdds` fitted at the setting.
 //!
 //! A folder's games are matched with the others' by the record they were cut from (the
 //! `SliceOf` tag the slice script writes, or the record itself), so the main corpus,
@@ -25,7 +27,10 @@ use std::{
 
 use anyhow::{Result, bail};
 use clap::Args;
-use fairsight::{Limit, fit::model_value};
+use fairsight::{
+    Limit,
+    fit::{LateOdds, model_value},
+};
 
 use super::{Kind, Row, auc_scored, fit_model, folds, rows_of};
 use crate::cli::corpus::{Record, load_records};
@@ -65,6 +70,27 @@ pub struct DepthArgs {
     /// Seed of the folds.
     #[arg(long, default_value_t = 2026)]
     seed: u64,
+    /// Repeats of the cross-validation, each with the next seed, whose out-of-fold scores
+    /// are averaged (a small slice's AUCs move by a few hundredths with the folds).
+    #[arg(long, default_value_t = 1)]
+    repeats: u64,
+}
+
+/// Out-of-fold scores averaged over `repeats` cross-validations, seeds `seed`,
+/// `seed + 1`...: a side without a score in one of them has none.
+fn repeated(
+    rows: &[&Row],
+    seed: u64,
+    repeats: u64,
+    scores: impl Fn(&[&Row], u64) -> Result<Vec<f64>>,
+) -> Result<Vec<f64>> {
+    let mut sum = vec![0.0; rows.len()];
+    for r in 0..repeats.max(1) {
+        for (s, v) in sum.iter_mut().zip(scores(rows, seed + r)?) {
+            *s += v;
+        }
+    }
+    Ok(sum.into_iter().map(|s| s / repeats.max(1) as f64).collect())
 }
 
 /// One setting's folder: its words, scored sides and, per side's key, the positions of
@@ -203,6 +229,44 @@ fn combined_scores(rows: &[&Row], n_folds: usize, seed: u64) -> Result<Vec<f64>>
     Ok(out)
 }
 
+/// Fewest later-half moves of each kind for a fold's `lateOdds` table (the shipped fit
+/// asks 1,000; a slice of 60 sides a kind has about 1,500).
+const LATE_ODDS_MOVES: usize = 200;
+/// The rating every human's later half is counted at in [`late_odds_scores`]: one band.
+const ONE_BAND: f64 = 2400.0;
+
+/// Out-of-fold `lateOdds` of the switched and human sides ([`LateOdds`]): each fold's
+/// table fitted on the other folds' later halves (folds grouped by game and player), its
+/// humans all counted in one band (the third slice's humans are of one band, and a table
+/// per band would split their moves). NaN where a fold's table has too few moves.
+fn late_odds_scores(rows: &[&Row], n_folds: usize, seed: u64) -> Vec<f64> {
+    let fold = folds(rows, n_folds, seed);
+    let mut out = vec![f64::NAN; rows.len()];
+    for f in 0..n_folds.max(2) {
+        let train = |kind: Kind| -> Vec<&[u32]> {
+            rows.iter()
+                .zip(&fold)
+                .filter(|(r, g)| **g != f && r.kind == kind)
+                .map(|(r, _)| r.signals.late_cells.as_slice())
+                .collect()
+        };
+        let humans: Vec<(f64, &[u32])> = train(Kind::Human)
+            .into_iter()
+            .map(|c| (ONE_BAND, c))
+            .collect();
+        let Some(table) = LateOdds::fit_from(&humans, &train(Kind::Switched), LATE_ODDS_MOVES)
+        else {
+            continue;
+        };
+        for (i, r) in rows.iter().enumerate().filter(|(i, _)| fold[*i] == f) {
+            out[i] = table
+                .value(&r.signals.late_cells, ONE_BAND)
+                .unwrap_or(f64::NAN);
+        }
+    }
+    out
+}
+
 /// A table's header: these columns, then one a compared signal.
 fn header(out: &mut String, first: &[&str]) {
     out.push('|');
@@ -259,10 +323,15 @@ pub fn depth(a: DepthArgs) -> Result<()> {
     }
     let _ = writeln!(
         out,
-        "depth study: the same {} game sides at each setting (per side ROC AUC, engine against human; combined = logistic regression of {}, {}-fold cross-validated by game, fitted on all engines and, for each slice, on that kind alone; matched = weaker engines against human sides rated within {MATCHED} points of the engine's tag)\n",
+        "depth study: the same {} game sides at each setting (per side ROC AUC, engine against human; combined = logistic regression of {}, {}-fold cross-validated by game{}, fitted on all engines and, for each slice, on that kind alone; matched = weaker engines against human sides rated within {MATCHED} points of the engine's tag; switched, lateOdds = the later half's odds of an engine, its table fitted on the other folds at the setting)\n",
         common.len(),
         COMBINED.join(", "),
-        a.folds
+        a.folds,
+        if a.repeats > 1 {
+            format!(" (out-of-fold scores averaged over {} repeats)", a.repeats)
+        } else {
+            String::new()
+        }
     );
     header(
         &mut out,
@@ -274,6 +343,8 @@ pub fn depth(a: DepthArgs) -> Result<()> {
             "top engines vs humans",
             "weaker engines vs humans",
             "weaker, matched",
+            "switched vs humans",
+            "switched, lateOdds",
         ],
     );
     let mut matched = String::new();
@@ -284,7 +355,12 @@ pub fn depth(a: DepthArgs) -> Result<()> {
             .filter(|r| common.contains(&key(&s.origins, r)))
             .collect();
         let labels: Vec<bool> = rows.iter().map(|r| r.engine()).collect();
-        let combined = combined_scores(&rows, a.folds, a.seed)?;
+        let cv = |rows: &[&Row]| {
+            repeated(rows, a.seed, a.repeats, |r, seed| {
+                combined_scores(r, a.folds, seed)
+            })
+        };
+        let combined = cv(&rows)?;
         // Each kind against the humans with its own cross-validated fit (one fit of both
         // kinds at once learns a compromise that suits neither).
         let part = |kind: Kind| -> Vec<&Row> {
@@ -296,10 +372,15 @@ pub fn depth(a: DepthArgs) -> Result<()> {
         let slice = |kind: Kind| -> Result<f64> {
             let part = part(kind);
             let l: Vec<bool> = part.iter().map(|r| r.engine()).collect();
-            Ok(auc_scored(&combined_scores(&part, a.folds, a.seed)?, &l))
+            Ok(auc_scored(&cv(&part)?, &l))
         };
+        let switched = part(Kind::Switched);
+        let switched_labels: Vec<bool> = switched.iter().map(|r| r.engine()).collect();
+        let late_odds = repeated(&switched, a.seed, a.repeats, |r, seed| {
+            Ok(late_odds_scores(r, a.folds, seed))
+        })?;
         let weaker = part(Kind::WeakEngine);
-        let weaker_matched = matched_auc(&weaker, &combined_scores(&weaker, a.folds, a.seed)?);
+        let weaker_matched = matched_auc(&weaker, &cv(&weaker)?);
         let engines = labels.iter().filter(|l| **l).count();
         // The positions of the common sides' games, once a game: the same at every
         // setting when the settings analysed the same positions.
@@ -317,7 +398,7 @@ pub fn depth(a: DepthArgs) -> Result<()> {
         };
         let _ = write!(
             out,
-            "| {} | {} | {} / {} | {} | {} | {} | {} |",
+            "| {} | {} | {} / {} | {} | {} | {} | {} | {} | {} |",
             s.name,
             games.values().sum::<usize>(),
             engines,
@@ -326,6 +407,8 @@ pub fn depth(a: DepthArgs) -> Result<()> {
             show(Some(slice(Kind::TopEngine)?)),
             show(Some(slice(Kind::WeakEngine)?)),
             show(weaker_matched),
+            show(Some(slice(Kind::Switched)?)),
+            show(Some(auc_scored(&late_odds, &switched_labels))),
         );
         let _ = write!(matched, "| {} |", s.name);
         for c in COMPARED {
@@ -365,6 +448,50 @@ mod tests {
             own_tag: None,
             engine_moves: None,
         }
+    }
+
+    #[test]
+    fn the_late_odds_of_a_fold_are_read_against_a_table_of_the_other_folds() {
+        // Switched sides whose later halves are all first-line moves, humans whose later
+        // halves are mostly moves never among the lines: out of fold, every switched side
+        // reads higher than every human, though no side's own moves were in its table.
+        let first = LateOdds::cell(0.0, Some(1), true);
+        let never = LateOdds::cell(8.0, None, false);
+        let side = |kind: Kind, n: usize, cells: &[(usize, u32)]| {
+            let mut r = row(kind, 2400.0);
+            r.game = format!("{kind:?}{n}");
+            r.player = format!("{kind:?}{n}");
+            r.signals.late_cells = vec![0; LateOdds::CELLS];
+            for (c, k) in cells {
+                r.signals.late_cells[*c] = *k;
+            }
+            r
+        };
+        // One more switched side whose moves are all of a kind no other side played:
+        // out of fold its cell is as rare for both (about 0); had its own moves been in
+        // the table, the cell would read as an engine's (about 25 · ln 26 / 5 = 16).
+        let odd = LateOdds::cell(30.0, None, true);
+        let rows: Vec<Row> = (0..20)
+            .map(|n| side(Kind::Switched, n, &[(first, 25)]))
+            .chain((0..20).map(|n| side(Kind::Human, n, &[(first, 10), (never, 15)])))
+            .chain([side(Kind::Switched, 99, &[(odd, 25)])])
+            .collect();
+        let rows: Vec<&Row> = rows.iter().collect();
+        let scores = late_odds_scores(&rows, 5, 1);
+        let labels: Vec<bool> = rows.iter().map(|r| r.engine()).collect();
+        assert!(scores.iter().all(|s| s.is_finite()), "{scores:?}");
+        assert_eq!(auc_scored(&scores, &labels), 1.0);
+        // A side's value is its moves' log odds over the square root of their count:
+        // 25 first-line moves, each ln(engine share / human share) of the cell.
+        assert!(scores[0] > 0.0 && scores[20] < 0.0, "{scores:?}");
+        assert!(scores[40].abs() < 1.0, "{scores:?}");
+        // Too few moves for a table: no score, not a table of noise.
+        let few: Vec<Row> = (0..4)
+            .map(|n| side(Kind::Switched, n, &[(first, 25)]))
+            .chain((0..4).map(|n| side(Kind::Human, n, &[(never, 25)])))
+            .collect();
+        let few: Vec<&Row> = few.iter().collect();
+        assert!(late_odds_scores(&few, 2, 1).iter().all(|s| s.is_nan()));
     }
 
     #[test]
