@@ -1932,6 +1932,54 @@ fn each_slices_auc_has_an_interval_and_a_model_compared_with_itself_differs_by_n
         text.contains("\n  switched sides vs clean sides: -; 0 / 33 sides"),
         "{text}"
     );
+    // Each slice's best single signal against the combined probability: the signal the
+    // table shows highest on that slice, with a paired difference inside its interval.
+    let best = text
+        .split("against each slice's best single signal")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{text}"));
+    let line = best
+        .lines()
+        .find(|l| l.starts_with("  all sides: combined "))
+        .unwrap_or_else(|| panic!("{best}"));
+    let (signal, rest) = line.split_once(", ").unwrap().1.split_once(' ').unwrap();
+    // The cells of the slice table's line that starts so.
+    let cells = |start: &str| -> Vec<&str> {
+        let line = text.lines().find(|l| l.starts_with(start));
+        line.unwrap().split('|').map(str::trim).collect()
+    };
+    let (row, header) = (cells("| all sides |"), cells("| slice |"));
+    let single: f64 = rest.split(' ').next().unwrap().parse().unwrap();
+    let column = header.iter().position(|h| *h == signal).unwrap();
+    // The table rounds to two places; every other signal's AUC is no higher.
+    assert_eq!(format!("{:.2}", single), row[column], "{line}");
+    for (h, v) in header.iter().zip(&row).skip(4) {
+        if let Ok(v) = v.parse::<f64>() {
+            assert!(v <= (single * 100.0).round() / 100.0, "{h} {v}: {line}");
+        }
+    }
+    let difference: f64 = line
+        .split("difference ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let (lo, hi) = line
+        .split("(95% ")
+        .nth(1)
+        .unwrap()
+        .trim_end_matches(')')
+        .split_once(" to ")
+        .unwrap();
+    let (lo, hi): (f64, f64) = (lo.parse().unwrap(), hi.parse().unwrap());
+    assert!(lo <= difference && difference <= hi && lo < hi, "{line}");
+    assert!(
+        best.contains("\n  switched sides vs clean sides: -\n"),
+        "{best}"
+    );
     // Without the engine games' source, the split has its humans alone; a source with
     // no game in the split is an error that names it.
     let out = eval("train", ["--without-source", "slice-engine"]);

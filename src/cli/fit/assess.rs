@@ -2859,6 +2859,47 @@ fn eval(a: EvalArgs) -> Result<()> {
             distinct.len()
         );
     }
+    // The rule, that the combined probability beat each single signal on every
+    // slice, measured with its uncertainty: each slice's best single signal (the table's
+    // highest AUC) against the combined probability on the sides that have both, with a
+    // paired interval from the same resamples of the players.
+    let _ = writeln!(
+        out,
+        "\nthe combined probability against each slice's best single signal, on the sides that have both (95%: {RESAMPLES} paired resamples of the players):"
+    );
+    for (k, (name, pick, unrated)) in slices.iter().enumerate() {
+        let probs = if *unrated { &probs_unrated } else { &probs };
+        let sides: Vec<(f64, &Signals, bool, &str)> = test
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| {
+                let signals = if *unrated { &withheld[i] } else { &r.signals };
+                Some((probs[i]?, signals, pick(r)?, r.player.as_str()))
+            })
+            .collect();
+        let _ = write!(out, "  {name}: ");
+        match best_single(&sides, &direction, 0x5eed_1000 + k as u64) {
+            None => {
+                let _ = writeln!(out, "-");
+            }
+            Some(b) => {
+                let _ = write!(
+                    out,
+                    "combined {:.3}, {} {:.3} ({} sides); difference {:+.3}",
+                    b.combined,
+                    SIGNALS[b.signal],
+                    b.single,
+                    b.sides,
+                    b.combined - b.single,
+                );
+                let _ = if b.lo.is_nan() {
+                    writeln!(out, " (no interval: too few players)")
+                } else {
+                    writeln!(out, " (95% {:+.3} to {:+.3})", b.lo, b.hi)
+                };
+            }
+        }
+    }
     // Each expert alone, its z as the score: what each tells apart before the largest
     // of them makes the probability (a side whose variant has no expert of a kind, an
     // unrated one for the weaker engines', is left out of that expert's AUC).
@@ -3228,6 +3269,68 @@ fn clean_logits(players: &[&PseudoPlayer], model: &AssessmentModel) -> Vec<(Vec<
         .collect()
 }
 
+/// A slice's best single signal set against the combined probability ([`best_single`]).
+#[derive(Debug)]
+struct BestSingle {
+    /// The signal's index in [`SIGNALS`].
+    signal: usize,
+    /// The combined probability's AUC and the signal's, on the sides that have it.
+    combined: f64,
+    single: f64,
+    sides: usize,
+    /// The paired difference's (combined − signal) 95% interval.
+    lo: f64,
+    hi: f64,
+}
+
+/// The single signal with the highest AUC over a slice's `(probability, signals, label,
+/// player)` sides (each oriented by `direction`, over the sides that have it), compared
+/// with the combined probability on those sides, paired ([`auc_resamples`]). `None` when
+/// no signal has an AUC (a slice without both labels).
+fn best_single(
+    sides: &[(f64, &Signals, bool, &str)],
+    direction: &[f64],
+    seed: u64,
+) -> Option<BestSingle> {
+    let having = |j: usize| -> Vec<&(f64, &Signals, bool, &str)> {
+        sides.iter().filter(|s| s.1.values[j].is_some()).collect()
+    };
+    let signal_auc = |j: usize| {
+        let h = having(j);
+        let v: Vec<f64> = h
+            .iter()
+            .map(|s| s.1.values[j].unwrap_or(0.0) * direction[j])
+            .collect();
+        let l: Vec<bool> = h.iter().map(|s| s.2).collect();
+        auc(&v, &l)
+    };
+    let (signal, single) = (0..SIGNALS.len())
+        .map(|j| (j, signal_auc(j)))
+        .filter(|(_, a)| !a.is_nan())
+        .max_by(|a, b| a.1.total_cmp(&b.1))?;
+    let h = having(signal);
+    let combined: Vec<f64> = h.iter().map(|s| s.0).collect();
+    let values: Vec<f64> = h
+        .iter()
+        .map(|s| s.1.values[signal].unwrap_or(0.0) * direction[signal])
+        .collect();
+    let labels: Vec<bool> = h.iter().map(|s| s.2).collect();
+    let players: Vec<&str> = h.iter().map(|s| s.3).collect();
+    let mut diffs: Vec<f64> = auc_resamples(&[&combined, &values], &labels, &players, seed)
+        .iter()
+        .map(|d| d[0] - d[1])
+        .collect();
+    diffs.sort_by(f64::total_cmp);
+    Some(BestSingle {
+        signal,
+        combined: auc(&combined, &labels),
+        single,
+        sides: h.len(),
+        lo: percentile(&diffs, 0.025),
+        hi: percentile(&diffs, 0.975),
+    })
+}
+
 /// [`RESAMPLES`] bootstrap draws of a slice's sides, the players drawn whole (as many
 /// players as the slice holds, with replacement; a player's sides are not independent of
 /// each other): each draw's AUC of every score set in `sets`, the same sides for each,
@@ -3293,6 +3396,48 @@ fn tail_line(out: &mut String, players: &[&PseudoPlayer], model: &AssessmentMode
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_slices_best_single_signal_is_set_against_the_combined_probability_paired() {
+        // 40 players, one side each: `acpl` (lower is engine-like) tells every engine
+        // from every human, `lateLoss` half of them, and the combined probability
+        // three in four. The best single signal is `acpl`, oriented by its direction;
+        // the combined falls short of it in every resample.
+        let j = |k: &str| SIGNALS.iter().position(|s| *s == k).unwrap();
+        let mut direction = vec![1.0; SIGNALS.len()];
+        direction[j("acpl")] = -1.0;
+        let signals: Vec<Signals> = (0..40)
+            .map(|i| {
+                let engine = i < 20;
+                let mut s = Signals::none();
+                s.values[j("acpl")] = Some(if engine { 10.0 } else { 50.0 } + i as f64 % 7.0);
+                s.values[j("lateLoss")] = Some(if i % 2 == 0 { 1.0 } else { 0.0 });
+                s
+            })
+            .collect();
+        let players: Vec<String> = (0..40).map(|i| format!("p{i}")).collect();
+        let sides: Vec<(f64, &Signals, bool, &str)> = signals
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let engine = i < 20;
+                // Engines above humans but for five of each, swapped.
+                let p = if engine != (i % 4 == 0) { 0.9 } else { 0.1 };
+                (p, s, engine, players[i].as_str())
+            })
+            .collect();
+        let b = best_single(&sides, &direction, 1).unwrap();
+        assert_eq!(SIGNALS[b.signal], "acpl");
+        assert_eq!((b.single, b.sides), (1.0, 40));
+        assert!(b.combined < 0.8, "{b:?}");
+        assert!(
+            b.lo <= b.combined - b.single && b.combined - b.single <= b.hi,
+            "{b:?}"
+        );
+        assert!(b.hi < 0.0, "{b:?}");
+        // A slice of one label has no best signal.
+        assert!(best_single(&sides[..20], &direction, 1).is_none());
+    }
 
     #[test]
     fn the_player_tail_lies_above_the_clean_players_logits() {
