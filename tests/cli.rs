@@ -1980,6 +1980,37 @@ fn each_slices_auc_has_an_interval_and_a_model_compared_with_itself_differs_by_n
         best.contains("\n  switched sides vs clean sides: -\n"),
         "{best}"
     );
+    // The clean sides' false-positive rate by rating band: the bands hold every clean
+    // side the overall rate counts, once.
+    let overall = text
+        .lines()
+        .find(|l| l.starts_with("  false-positive rate (clean humans), look closer or above: "))
+        .unwrap_or_else(|| panic!("{text}"));
+    let count = |l: &str| -> (usize, usize) {
+        let (k, n) = l
+            .split(": ")
+            .nth(1)
+            .unwrap()
+            .split(" = ")
+            .next()
+            .unwrap()
+            .split_once('/')
+            .unwrap();
+        (k.parse().unwrap(), n.parse().unwrap())
+    };
+    let bands: Vec<(usize, usize)> = text
+        .split("by the side's rating, look closer; unclear or above:\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{text}"))
+        .lines()
+        .take_while(|l| l.starts_with("    "))
+        .map(|l| if l.ends_with(": -") { (0, 0) } else { count(l) })
+        .collect();
+    assert_eq!(bands.len(), 6, "{text}");
+    let (k, n) = count(overall);
+    let summed = bands.iter().fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    assert_eq!(summed, (k, n), "{text}");
+    assert!(bands.iter().filter(|b| b.1 > 0).count() >= 2, "{text}");
     // Without the engine games' source, the split has its humans alone; a source with
     // no game in the split is an error that names it.
     let out = eval("train", ["--without-source", "slice-engine"]);

@@ -3007,6 +3007,39 @@ fn eval(a: EvalArgs) -> Result<()> {
             );
         }
     }
+    // One threshold for every rating: how often it fires on clean sides of each band.
+    let _ = writeln!(
+        out,
+        "  false-positive rate (clean humans) by the side's rating, look closer; unclear or above:"
+    );
+    for (band, lo, hi) in FPR_BANDS {
+        let (mut n, mut closer, mut unclear) = (0, 0, 0);
+        for (r, l) in test.iter().zip(&level_of) {
+            let in_band = match r.signals.rating {
+                Some(e) => lo.is_some_and(|lo| e >= lo) && hi.is_none_or(|hi| e < hi),
+                None => lo.is_none(),
+            };
+            let Some(l) = l else { continue };
+            if r.kind == Kind::Human && in_band {
+                n += 1;
+                closer += usize::from(*l >= Level::LookCloser);
+                unclear += usize::from(*l >= Level::Unclear);
+            }
+        }
+        if n == 0 {
+            let _ = writeln!(out, "    {band}: -");
+            continue;
+        }
+        let (clo, chi) = wilson(closer, n);
+        let _ = writeln!(
+            out,
+            "    {band}: {closer}/{n} = {:.1}% (95% {:.1}-{:.1}%); {unclear}/{n} = {:.1}%",
+            100.0 * closer as f64 / n.max(1) as f64,
+            100.0 * clo,
+            100.0 * chi,
+            100.0 * unclear as f64 / n.max(1) as f64,
+        );
+    }
     let points: Vec<(f64, bool)> = test
         .iter()
         .zip(&probs)
@@ -3268,6 +3301,17 @@ fn clean_logits(players: &[&PseudoPlayer], model: &AssessmentModel) -> Vec<(Vec<
         })
         .collect()
 }
+
+/// The rating bands of the clean sides' false-positive rates in `assess eval`: name,
+/// lowest rating (none: unrated sides), rating the band stops below.
+const FPR_BANDS: [(&str, Option<f64>, Option<f64>); 6] = [
+    ("unrated", None, None),
+    ("rated under 1,600", Some(0.0), Some(1600.0)),
+    ("1,600-1,899", Some(1600.0), Some(1900.0)),
+    ("1,900-2,199", Some(1900.0), Some(2200.0)),
+    ("2,200-2,499", Some(2200.0), Some(2500.0)),
+    ("2,500 and over", Some(2500.0), None),
+];
 
 /// A slice's best single signal set against the combined probability ([`best_single`]).
 #[derive(Debug)]
