@@ -1999,18 +1999,47 @@ fn each_slices_auc_has_an_interval_and_a_model_compared_with_itself_differs_by_n
         (k.parse().unwrap(), n.parse().unwrap())
     };
     let bands: Vec<(usize, usize)> = text
-        .split("by the side's rating, look closer; unclear or above:\n")
+        .split("by the side's rating, look closer; unclear or above; the engine-assisted sides of the band at look closer:\n")
         .nth(1)
         .unwrap_or_else(|| panic!("{text}"))
         .lines()
         .take_while(|l| l.starts_with("    "))
-        .map(|l| if l.ends_with(": -") { (0, 0) } else { count(l) })
+        .map(|l| if l.contains(": -;") { (0, 0) } else { count(l) })
         .collect();
     assert_eq!(bands.len(), 6, "{text}");
     let (k, n) = count(overall);
     let summed = bands.iter().fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
     assert_eq!(summed, (k, n), "{text}");
     assert!(bands.iter().filter(|b| b.1 > 0).count() >= 2, "{text}");
+    // So do they every engine-assisted side of a kind, once.
+    for (kind, overall) in [
+        ("top engines", "top engines"),
+        ("weaker engines", "weaker engines"),
+    ] {
+        let line = text
+            .lines()
+            .find(|l| {
+                l.starts_with(&format!(
+                    "  true-positive rate, {overall}, look closer or above: "
+                ))
+            })
+            .unwrap_or_else(|| panic!("{text}"));
+        let by_band = text
+            .lines()
+            .filter(|l| l.starts_with("    ") && l.contains(&format!(" {kind} ")))
+            .filter_map(|l| {
+                let after = l
+                    .split(&format!(" {kind} "))
+                    .nth(1)?
+                    .split([' ', ','])
+                    .next()?;
+                let (k, n) = after.split_once('/')?;
+                Some((k.parse::<usize>().ok()?, n.parse::<usize>().ok()?))
+            })
+            .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+        assert_eq!(by_band, count(line), "{kind}: {text}");
+        assert!(by_band.1 > 0, "{kind}: {text}");
+    }
     // Without the engine games' source, the split has its humans alone; a source with
     // no game in the split is an error that names it.
     let out = eval("train", ["--without-source", "slice-engine"]);

@@ -3007,38 +3007,55 @@ fn eval(a: EvalArgs) -> Result<()> {
             );
         }
     }
-    // One threshold for every rating: how often it fires on clean sides of each band.
+    // One threshold for every rating: how often it fires on clean sides of each band,
+    // and beside it on the engine-assisted sides of the band (a top or weaker engine's
+    // at the rating drawn for it), what a threshold of the band's own would trade.
     let _ = writeln!(
         out,
-        "  false-positive rate (clean humans) by the side's rating, look closer; unclear or above:"
+        "  false-positive rate (clean humans) by the side's rating, look closer; unclear or above; the engine-assisted sides of the band at look closer:"
     );
     for (band, lo, hi) in FPR_BANDS {
-        let (mut n, mut closer, mut unclear) = (0, 0, 0);
+        // Per kind: (sides with a level, at look closer, at unclear or above).
+        let mut counts: BTreeMap<Kind, (usize, usize, usize)> = BTreeMap::new();
         for (r, l) in test.iter().zip(&level_of) {
             let in_band = match r.signals.rating {
                 Some(e) => lo.is_some_and(|lo| e >= lo) && hi.is_none_or(|hi| e < hi),
                 None => lo.is_none(),
             };
             let Some(l) = l else { continue };
-            if r.kind == Kind::Human && in_band {
-                n += 1;
-                closer += usize::from(*l >= Level::LookCloser);
-                unclear += usize::from(*l >= Level::Unclear);
+            if in_band {
+                let c = counts.entry(r.kind).or_default();
+                c.0 += 1;
+                c.1 += usize::from(*l >= Level::LookCloser);
+                c.2 += usize::from(*l >= Level::Unclear);
             }
         }
+        let (n, closer, unclear) = counts.get(&Kind::Human).copied().unwrap_or_default();
         if n == 0 {
-            let _ = writeln!(out, "    {band}: -");
-            continue;
+            let _ = write!(out, "    {band}: -;");
+        } else {
+            let (clo, chi) = wilson(closer, n);
+            let _ = write!(
+                out,
+                "    {band}: {closer}/{n} = {:.1}% (95% {:.1}-{:.1}%); {unclear}/{n} = {:.1}%;",
+                100.0 * closer as f64 / n as f64,
+                100.0 * clo,
+                100.0 * chi,
+                100.0 * unclear as f64 / n as f64,
+            );
         }
-        let (clo, chi) = wilson(closer, n);
-        let _ = writeln!(
-            out,
-            "    {band}: {closer}/{n} = {:.1}% (95% {:.1}-{:.1}%); {unclear}/{n} = {:.1}%",
-            100.0 * closer as f64 / n.max(1) as f64,
-            100.0 * clo,
-            100.0 * chi,
-            100.0 * unclear as f64 / n.max(1) as f64,
-        );
+        let assisted: Vec<String> = [
+            (Kind::TopEngine, "top engines"),
+            (Kind::WeakEngine, "weaker engines"),
+            (Kind::Switched, "switched"),
+        ]
+        .iter()
+        .map(|(kind, name)| match counts.get(kind) {
+            Some((n, closer, _)) => format!("{name} {closer}/{n}"),
+            None => format!("{name} -"),
+        })
+        .collect();
+        let _ = writeln!(out, " {}", assisted.join(", "));
     }
     let points: Vec<(f64, bool)> = test
         .iter()
