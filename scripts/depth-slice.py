@@ -140,11 +140,10 @@ def switched_slice(a):
                 continue
             r = json.load(gzip.open(os.path.join(a.corpus, "games", source, f"{n:05}.json.gz")))
             pgn = r["pgn"].strip()
-            white = re.search(r'\[WhiteElo "(\d+)"\]', pgn)
-            black = re.search(r'\[BlackElo "(\d+)"\]', pgn)
-            if not white or not black:
+            tags = elos(pgn)  # White's, then Black's
+            if len(tags) != 2:
                 continue
-            white, black = int(white.group(1)), int(black.group(1))
+            white, black = tags
             if a.label == "switched":
                 side = re.search(r'\[Switched "(\w+)"\]', pgn).group(1)
                 if not in_band(white if side == "white" else black):
