@@ -118,7 +118,7 @@ pub mod fit {
     };
     pub use crate::model::assessment::{
         CLOCK_SIGNALS, ENGINE_DIRECTION, Expert, GAME_SIDE_ONLY, HumanRange, LateOdds,
-        LateReference, Level, LossTable, MIN_MOVES, PlayerEffect, Pooled, PositionLoss,
+        LateReference, Level, LossTable, LowerRated, MIN_MOVES, PlayerEffect, Pooled, PositionLoss,
         RATED_SIGNALS, REGAN_SIGNALS, RatingBias, SIGNALS, Signals, TopLines,
         Variant as AssessmentVariant, engine_direction, model_value,
     };

@@ -1811,6 +1811,113 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
         "{}",
         model["source"]
     );
+    // `--lower-rated`: a game side rated under the bound is held to a threshold of its
+    // own, above all but 1% of the band's clean sides in the train and validation splits
+    // (the ones the fit saw too). With a variant's own threshold lowered to 0.3, the
+    // band's, just above the highest of its few sides, lies above it.
+    let mut band: Vec<f64> = tsv
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').collect::<Vec<_>>())
+        .filter(|f| {
+            f[2] != "Test" && f[3] == "Human" && f[4].parse().is_ok_and(|e: f64| e < 1400.0)
+        })
+        .map(|f| f[8].parse().unwrap())
+        .collect();
+    band.sort_by(f64::total_cmp);
+    assert!(band.len() >= 2 && band[band.len() - 1] > 0.3, "{band:?}");
+    let mut lowered = shipped.clone();
+    for v in lowered["variants"].as_array_mut().unwrap() {
+        if v["rated"] == true {
+            v["lookCloser"] = Value::from(0.3);
+            v.as_object_mut().unwrap().remove("lowerRated");
+        }
+    }
+    let lowered_file = tmp("thresholds-lowered.json");
+    std::fs::write(&lowered_file, lowered.to_string()).unwrap();
+    let sides = band.len().to_string();
+    let out = run_with(
+        &fitted,
+        "200",
+        &[
+            "--model",
+            lowered_file.to_str().unwrap(),
+            "--lower-rated",
+            "1400",
+            "--min-band-sides",
+            &sides,
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let highest = band[band.len() - 1];
+    let expected = (highest + 1e-9).clamp(0.5, 0.999);
+    // `unclear` at the band's 90th percentile, never above its `look closer`.
+    let pos = 0.9 * (band.len() - 1) as f64;
+    let (lo, hi) = (band[pos.floor() as usize], band[pos.ceil() as usize]);
+    let unclear = (lo + (hi - lo) * pos.fract()).min(expected);
+    assert!(
+        stderr(&out).contains(&format!(
+            "rated, no clocks: {} clean sides rated under 1400 (train and validation), {} of them at look closer 0.300: theirs {expected:.3}, unclear {:.3}\n",
+            band.len(),
+            band.iter().filter(|&&p| p >= 0.3).count(),
+            unclear.max(rated_variant(&shipped)["unclear"].as_f64().unwrap())
+        )),
+        "{}",
+        stderr(&out)
+    );
+    let banded = read_json(&out_model);
+    let b = &rated_variant(&banded)["lowerRated"];
+    assert_eq!(b["below"], 1400.0);
+    assert!(
+        (b["lookCloser"].as_f64().unwrap() - expected).abs() < 1e-12,
+        "{b}"
+    );
+    assert!(
+        (b["unclear"].as_f64().unwrap() - unclear).abs() < 1e-12,
+        "{b}"
+    );
+    assert_eq!(b["sides"], band.len());
+    assert!(
+        banded["source"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("a game side's rated under a bound from 1% of the band's clean train and validation sides (rated, no clocks under 1400 from {})", band.len())),
+        "{}",
+        banded["source"]
+    );
+    // One side more than the band has: the band's threshold is kept (here, none).
+    let more = (band.len() + 1).to_string();
+    let out = run_with(
+        &fitted,
+        "200",
+        &[
+            "--model",
+            lowered_file.to_str().unwrap(),
+            "--lower-rated",
+            "1400",
+            "--min-band-sides",
+            &more,
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("fewer than"), "{}", stderr(&out));
+    assert!(
+        rated_variant(&read_json(&out_model))
+            .get("lowerRated")
+            .is_none()
+    );
+    // `--lower-rated 0`: one threshold for every rating; nothing else changes.
+    let out = run_with(&fitted, "200", &["--lower-rated", "0"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut one = read_json(&out_model);
+    assert!(rated_variant(&one).get("lowerRated").is_none());
+    let mut expected = shipped.clone();
+    for m in [&mut one, &mut expected] {
+        for v in m["variants"].as_array_mut().unwrap() {
+            v.as_object_mut().unwrap().remove("lowerRated");
+        }
+    }
+    assert_eq!(one["variants"], expected["variants"]);
     // `--players`, for the model fitted on this very manifest: a player's threshold set
     // above the clean pseudo-players of the sides it never saw, the 4 validation sides
     // here, too few for one of 5 games, so at a side's.

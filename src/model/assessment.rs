@@ -1177,6 +1177,32 @@ pub struct Variant {
     /// `None`: the side's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unclear_player: Option<f64>,
+    /// A stricter `look closer` for a game side rated under a bound, where clean players
+    /// reach the variant's one threshold more often than the rate it was set for.
+    /// `None`: one threshold for every rating.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lower_rated: Option<LowerRated>,
+}
+
+/// The thresholds of the game sides rated under a bound (`fairsight assess thresholds
+/// --lower-rated`): `look closer` above all but 1% of the band's clean sides and `unclear`
+/// at their 90th percentile, where the variant's own thresholds, set on clean sides of
+/// every rating, let about twice (`unclear`) and several times (`look closer`) as many of
+/// them through.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LowerRated {
+    /// Game sides rated under this.
+    pub below: f64,
+    /// Their `unclear` (never below the variant's).
+    pub unclear: f64,
+    /// Their `look closer` (never below the variant's).
+    pub look_closer: f64,
+    /// The band's clean sides it was set on.
+    pub sides: usize,
+    /// How many of them reach the variant's own `look closer` (what a side there is told
+    /// when only the band's threshold holds it back).
+    pub at_variant: usize,
 }
 
 /// One kind of assistance against clean humans: top engines, weaker (strength-limited)
@@ -1594,14 +1620,20 @@ impl AssessmentModel {
         // A player of 2-4 games read on the player scale is held to a player's threshold,
         // the scale's only one.
         let player_scale = s.games > 1 && self.variant(s).is_some_and(|v| v.has_player_reading());
-        let look_closer = if s.games >= 5 || player_scale {
-            v.look_closer_player
-        } else {
-            v.look_closer
+        let as_player = s.games >= 5 || player_scale;
+        // A lower-rated side is held to its band's threshold.
+        let lower = v
+            .lower_rated
+            .as_ref()
+            .filter(|b| !as_player && s.games <= 1 && s.rating.is_some_and(|r| r < b.below));
+        let (unclear, look_closer) = match lower {
+            _ if as_player => (v.unclear, v.look_closer_player),
+            Some(b) => (v.unclear.max(b.unclear), v.look_closer.max(b.look_closer)),
+            None => (v.unclear, v.look_closer),
         };
         let level = if probability >= look_closer {
             Level::LookCloser
-        } else if probability >= v.unclear {
+        } else if probability >= unclear {
             Level::Unclear
         } else {
             Level::NoConcern
@@ -1656,11 +1688,10 @@ impl AssessmentModel {
         reasons.truncate(keep);
         let hint = if s.rating.is_none() {
             Some("a rating would sharpen this: it lets the moves be compared with what players of that rating find".to_owned())
-        } else if s.games <= 1
-            && level == Level::LookCloser
-            && s.rating.is_some_and(|r| r < LOWER_RATED)
+        } else if let Some(b) =
+            lower.filter(|_| level != Level::LookCloser && probability >= v.look_closer)
         {
-            Some(LOWER_RATED_HINT.to_owned())
+            Some(lower_rated_hint(b, v.look_closer))
         } else if s.games < 5 && level != Level::LookCloser {
             Some("more games of the same player would make it surer".to_owned())
         } else {
@@ -1675,7 +1706,7 @@ impl AssessmentModel {
             level,
             reasons,
             basis: v.basis(),
-            thresholds: (v.unclear, look_closer),
+            thresholds: (unclear, look_closer),
             moves: s.moves,
             hint,
             resembles,
@@ -1683,14 +1714,27 @@ impl AssessmentModel {
     }
 }
 
-/// Below this rating, one threshold for every rating fires on clean game sides more
-/// often than the 0.5% it was set for: 5 of 186 (2.7%) clean sides rated under 1,900 in
-/// the validation and test splits of the 4,029-game corpus against 2 of 1,297 above
-/// (`fairsight assess eval`, "by the side's rating"; README, "False positives by
-/// rating"). A game side there at `look closer` says so.
-const LOWER_RATED: f64 = 1900.0;
-/// What a game side rated under [`LOWER_RATED`] at `look closer` is told.
-const LOWER_RATED_HINT: &str = "clean players rated under 1,900 reach this level in about 1 game in 40 (1 in 200 over all ratings): look at more of their games before drawing a conclusion";
+/// What a game side rated under a [`LowerRated`] band is told when the band's threshold,
+/// and only it, keeps it from `look closer`.
+fn lower_rated_hint(b: &LowerRated, variant: f64) -> String {
+    let one_in = (b.sides as f64 / b.at_variant.max(1) as f64).round();
+    format!(
+        "clean players rated under {} reach a probability of {:.0}% in about 1 game in {one_in} (1 in 200 over all ratings), so for them look closer starts at {:.0}%: look at more of their games",
+        thousands(b.below),
+        variant * 100.0,
+        b.look_closer * 100.0
+    )
+}
+
+/// A rating with a thousands comma (`1,900`).
+fn thousands(r: f64) -> String {
+    let r = r.round() as i64;
+    if r.abs() >= 1000 {
+        format!("{},{:03}", r / 1000, (r % 1000).abs())
+    } else {
+        r.to_string()
+    }
+}
 
 fn band_name(h: &HumanRange) -> String {
     if h.hi == 0 {
@@ -1929,6 +1973,7 @@ mod tests {
             look_closer_player: 0.9,
             platt_player: None,
             unclear_player: None,
+            lower_rated: None,
         };
         AssessmentModel {
             name: "test".into(),
@@ -2610,42 +2655,79 @@ mod tests {
     }
 
     #[test]
-    fn a_lower_rated_side_at_look_closer_is_told_clean_players_of_its_rating_get_there_more_often()
-    {
-        let m = model();
-        let engine_like = [("matchRate", 0.9), ("acpl", 5.0)];
+    fn a_lower_rated_game_side_is_held_to_its_bands_threshold_and_told_why() {
+        let mut m = model();
+        let rated = m.variants.iter_mut().find(|v| v.rated).unwrap();
+        rated.lower_rated = Some(LowerRated {
+            below: 1900.0,
+            unclear: 0.5,
+            look_closer: 0.95,
+            sides: 200,
+            at_variant: 8,
+        });
+        // matchRate 0.7: logit 2, p = 0.881, between the variant's 0.8 and the band's 0.95.
+        let between = [("matchRate", 0.7), ("zMm", 0.0)];
         for (rating, lower) in [
-            (1700.0, true),
+            (1200.0, true),
             (1899.0, true),
             (1900.0, false),
             (2300.0, false),
         ] {
-            let a = m.assess(&signals(&engine_like, Some(rating))).unwrap();
-            assert_eq!(a.level, Level::LookCloser, "{rating}");
-            assert_eq!(
-                a.hint.as_deref() == Some(LOWER_RATED_HINT),
-                lower,
-                "{rating}: {:?}",
-                a.hint
-            );
+            let a = m.assess(&signals(&between, Some(rating))).unwrap();
+            assert!((a.probability - sigmoid(2.0)).abs() < 1e-12);
+            let hint = a.hint.clone().unwrap_or_default();
+            if lower {
+                assert_eq!(a.level, Level::Unclear, "{rating}");
+                assert_eq!(a.thresholds, (0.5, 0.95), "{rating}");
+                assert_eq!(
+                    hint,
+                    "clean players rated under 1,900 reach a probability of 80% in about 1 game in 25 (1 in 200 over all ratings), so for them look closer starts at 95%: look at more of their games"
+                );
+            } else {
+                assert_eq!(a.level, Level::LookCloser, "{rating}");
+                assert_eq!(a.thresholds, (0.3, 0.8), "{rating}");
+                assert!(!hint.contains("rated under"), "{rating}: {hint}");
+            }
         }
-        // Below look closer a lower-rated side keeps the usual hint; a player of two or
-        // more games is held to a player's threshold, which the rate is not of, and is
-        // not told.
+        // Above the band's threshold it is look closer, with no word of the band.
         let a = m
-            .assess(&signals(
-                &[("matchRate", 0.5), ("acpl", 40.0)],
-                Some(1700.0),
-            ))
+            .assess(&signals(&[("matchRate", 0.9), ("zMm", 0.0)], Some(1700.0)))
             .unwrap();
-        assert_ne!(a.level, Level::LookCloser);
+        assert_eq!(a.level, Level::LookCloser);
+        assert!(a.hint.is_none(), "{:?}", a.hint);
+        // Below the variant's threshold the band says nothing either. matchRate 0.61:
+        // logit 0.2, p = 0.55: unclear for the variant (0.3) and the band (0.5).
+        let at = |rate: f64, rating: f64| {
+            m.assess(&signals(&[("matchRate", rate), ("zMm", 0.0)], Some(rating)))
+                .unwrap()
+        };
+        let a = at(0.61, 1700.0);
+        assert_eq!(a.level, Level::Unclear);
         assert!(a.hint.as_deref().unwrap().contains("more games"));
+        // matchRate 0.59: p = 0.45, unclear at 2300, no concern under the band's `unclear`.
+        assert_eq!(at(0.59, 2300.0).level, Level::Unclear);
+        assert_eq!(at(0.59, 1700.0).level, Level::NoConcern);
+        // Unrated: no band.
+        let a = m.assess(&signals(&[("matchRate", 0.7)], None)).unwrap();
+        assert_eq!(a.thresholds.1, 0.8);
+        // A player of two or more games is not a game side: the band's rate is not its.
         for games in [2, 5] {
-            let mut player = signals(&engine_like, Some(1700.0));
+            let mut player = signals(&between, Some(1700.0));
             player.games = games;
             let a = m.assess(&player).unwrap();
-            assert_ne!(a.hint.as_deref(), Some(LOWER_RATED_HINT), "{games}");
+            assert_ne!(a.thresholds.1, 0.95, "{games}");
+            assert!(
+                !a.hint.unwrap_or_default().contains("rated under"),
+                "{games}"
+            );
         }
+        // A model file without the band reads, with none.
+        let mut json: serde_json::Value = serde_json::to_value(&m.variants[1]).unwrap();
+        json.as_object_mut().unwrap().remove("lowerRated");
+        let old: Variant = serde_json::from_value(json).unwrap();
+        assert!(old.lower_rated.is_none());
+        assert_eq!(thousands(1900.0), "1,900");
+        assert_eq!(thousands(800.0), "800");
     }
 
     #[test]

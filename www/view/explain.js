@@ -20,7 +20,7 @@ import { humanRange } from '../pkg/fairsight.js';
 export const METRICS = {
   level: {
     name: 'Level',
-    text: "The assessment's answer as a traffic light: no concern, unclear or look closer. It turns every signal of the moves into one probability of engine assistance and compares it with thresholds set on clean human games: \"unclear\" is reached by about one clean human game side in ten, \"look closer\" by about one in two hundred. A player's games are read together, on a scale of their own, and their bar is higher: fewer than one clean player in a thousand with five or more games reaches it. It is a screen, not a proof: a flag means look at the games, never that someone cheated.",
+    text: "The assessment's answer as a traffic light: no concern, unclear or look closer. It turns every signal of the moves into one probability of engine assistance and compares it with thresholds set on clean human games: \"unclear\" is reached by about one clean human game side in ten, \"look closer\" by about one in two hundred. Clean players rated under 1,900 reach both levels more often, so a game side of theirs has higher bars of its own, reached by about one of them in ten and one in a hundred. A player's games are read together, on a scale of their own, and their bar is higher: fewer than one clean player in a thousand with five or more games reaches it. It is a screen, not a proof: a flag means look at the games, never that someone cheated.",
   },
   probability: {
     name: 'Engine assistance',

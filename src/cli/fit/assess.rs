@@ -32,8 +32,8 @@ use fairsight::{
     AssessmentModel, Calibration, GameReport, PlayerReport, Report, Side,
     fit::{
         AssessmentVariant, CLOCK_SIGNALS, Expert, GAME_SIDE_ONLY, HumanRange, LateOdds,
-        LateReference, Level, Model, PlayerEffect, RATED_SIGNALS, REGAN_SIGNALS, RatingBias,
-        SIGNALS, Signals, engine_direction, model_value, side_signals, tag_rating,
+        LateReference, Level, LowerRated, Model, PlayerEffect, RATED_SIGNALS, REGAN_SIGNALS,
+        RatingBias, SIGNALS, Signals, engine_direction, model_value, side_signals, tag_rating,
     },
 };
 
@@ -93,6 +93,16 @@ pub struct ThresholdsArgs {
     /// are kept, never below a side's.
     #[arg(long)]
     players: bool,
+    /// A stricter `look closer` for the game sides of rated input rated under this
+    /// (0: none): above all but 1% of the clean sides of the band in the train and
+    /// validation splits (the band has too few sides the model never saw for 0.5% of
+    /// them to be a side; the train sides' probabilities are in-sample).
+    #[arg(long, default_value_t = 1900.0)]
+    lower_rated: f64,
+    /// The fewest clean sides of the band for `--lower-rated` to set its threshold again
+    /// (1% of them: a side); with fewer it is kept.
+    #[arg(long, default_value_t = 100)]
+    min_band_sides: usize,
     /// Where to write the model with the new thresholds.
     #[arg(long)]
     out: PathBuf,
@@ -308,8 +318,19 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
     }
     let unseen = |r: &Row| unseen_by(&fitted, r.split, &r.game);
     let mut by_basis: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    for r in all.iter().filter(|r| r.kind == Kind::Human && unseen(r)) {
-        if let Some(x) = model.assess(&r.signals) {
+    // The clean rated sides under `--lower-rated`, train and validation.
+    let mut lower: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for r in all.iter().filter(|r| r.kind == Kind::Human) {
+        let Some(x) = model.assess(&r.signals) else {
+            continue;
+        };
+        if r.split != Split::Test && r.signals.rating.is_some_and(|e| e < a.lower_rated) {
+            lower
+                .entry(x.basis.clone())
+                .or_default()
+                .push(x.probability);
+        }
+        if unseen(r) {
             by_basis.entry(x.basis).or_default().push(x.probability);
         }
     }
@@ -337,6 +358,53 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
         v.unclear = unclear;
         v.look_closer = look_closer;
         changed.push(format!("{basis} from {}", humans.len()));
+    }
+    let mut banded = Vec::new();
+    for v in model.variants.iter_mut().filter(|v| v.rated) {
+        let basis = v.basis();
+        let humans = sorted(lower.remove(&basis).unwrap_or_default());
+        let kept = |v: &AssessmentVariant| {
+            v.lower_rated.as_ref().map_or("none".to_owned(), |b| {
+                format!("under {}: {:.3}", b.below, b.look_closer)
+            })
+        };
+        if a.lower_rated <= 0.0 {
+            eprintln!(
+                "fairsight: {basis}: one look closer for every rating (was {})",
+                kept(v)
+            );
+            v.lower_rated = None;
+            continue;
+        }
+        if humans.len() < a.min_band_sides {
+            eprintln!(
+                "fairsight: {basis}: {} clean sides rated under {} (train and validation), fewer than {}: the band's threshold kept ({})",
+                humans.len(),
+                a.lower_rated,
+                a.min_band_sides,
+                kept(v)
+            );
+            continue;
+        }
+        let b = lower_rated(&humans, a.lower_rated, v.look_closer);
+        eprintln!(
+            "fairsight: {basis}: {} clean sides rated under {} (train and validation), {} of them at look closer {:.3}: theirs {:.3}, unclear {:.3}{}",
+            b.sides,
+            b.below,
+            b.at_variant,
+            v.look_closer,
+            b.look_closer,
+            b.unclear.max(v.unclear),
+            if b.look_closer > v.look_closer {
+                ""
+            } else {
+                ", not above it: one look closer for every rating"
+            }
+        );
+        v.lower_rated = (b.look_closer > v.look_closer).then(|| {
+            banded.push(format!("{basis} under {} from {}", b.below, b.sides));
+            b
+        });
     }
     let before: Vec<f64> = model
         .variants
@@ -393,7 +461,14 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
         } else {
             "kept (never below a side's)"
         }
-    );
+    ) + &if banded.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; a game side's rated under a bound from 1% of the band's clean train and validation sides ({})",
+            banded.join(", ")
+        )
+    };
     std::fs::write(&a.out, model.to_json() + "\n")
         .with_context(|| format!("cannot write {}", a.out.display()))?;
     eprintln!("fairsight: wrote {}", a.out.display());
@@ -419,6 +494,22 @@ fn side_thresholds(humans: &[f64]) -> (f64, f64) {
     let above = humans[humans.len() - 1 - allowed.min(humans.len() - 1)];
     let look_closer = (above + 1e-9).clamp(0.5, 0.999);
     (percentile(humans, 0.90).min(look_closer), look_closer)
+}
+
+/// A band's thresholds from its clean sides' probabilities (sorted, at least one):
+/// `look closer` above all but 1% of them, as [`side_thresholds`] clamps it, and `unclear`
+/// at their 90th percentile, never above it; with `variant`, the variant's own `look
+/// closer`, to count the sides that reach it.
+fn lower_rated(humans: &[f64], below: f64, variant: f64) -> LowerRated {
+    let allowed = humans.len() / 100;
+    let look_closer = (humans[humans.len() - 1 - allowed] + 1e-9).clamp(0.5, 0.999);
+    LowerRated {
+        below,
+        unclear: percentile(humans, 0.90).min(look_closer),
+        look_closer,
+        sides: humans.len(),
+        at_variant: humans.iter().filter(|&&p| p >= variant).count(),
+    }
 }
 
 /// The model at `path`, or the shipped one. `slot` keeps a loaded model alive.
@@ -2001,6 +2092,7 @@ fn fit_variants(
             look_closer_player: 0.9,
             platt_player: None,
             unclear_player: None,
+            lower_rated: None,
         };
         let valid: Vec<&Row> = all
             .iter()
@@ -3457,6 +3549,27 @@ fn tail_line(out: &mut String, players: &[&PseudoPlayer], model: &AssessmentMode
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bands_threshold_lets_through_one_clean_side_in_a_hundred() {
+        // 250 clean sides, 0.000 to 0.996: 1% of them is 2 sides, so the band's threshold
+        // sits just above the third highest (0.988), and 4 reach the variant's 0.981.
+        let humans: Vec<f64> = (0..250).map(|i| f64::from(i) * 0.004).collect();
+        let b = lower_rated(&humans, 1900.0, 0.981);
+        assert!((b.look_closer - 0.988).abs() < 1e-6, "{}", b.look_closer);
+        // The 90th percentile: 0.9 of the way through 249 steps of 0.004.
+        assert!((b.unclear - 0.8964).abs() < 1e-9, "{}", b.unclear);
+        assert_eq!(humans.iter().filter(|&&p| p >= b.look_closer).count(), 2);
+        assert_eq!((b.below, b.sides, b.at_variant), (1900.0, 250, 4));
+        // Under 100 sides none is let through; the fit's clamp holds.
+        let few = lower_rated(&humans[160..], 1900.0, 0.981);
+        assert!(
+            (few.look_closer - 0.996).abs() < 1e-6,
+            "{}",
+            few.look_closer
+        );
+        assert_eq!(lower_rated(&humans[..10], 1900.0, 0.981).look_closer, 0.5);
+    }
 
     #[test]
     fn a_slices_best_single_signal_is_set_against_the_combined_probability_paired() {
