@@ -1835,19 +1835,22 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
     }
     let lowered_file = tmp("thresholds-lowered.json");
     std::fs::write(&lowered_file, lowered.to_string()).unwrap();
-    let sides = band.len().to_string();
-    let out = run_with(
-        &fitted,
-        "200",
-        &[
-            "--model",
-            lowered_file.to_str().unwrap(),
-            "--lower-rated",
-            "1400",
-            "--min-band-sides",
-            &sides,
-        ],
-    );
+    // The lowered model's band under 1400, with at least `min` sides.
+    let under_1400 = |min: usize| {
+        run_with(
+            &fitted,
+            "200",
+            &[
+                "--model",
+                lowered_file.to_str().unwrap(),
+                "--lower-rated",
+                "1400",
+                "--min-band-sides",
+                &min.to_string(),
+            ],
+        )
+    };
+    let out = under_1400(band.len());
     assert!(out.status.success(), "{}", stderr(&out));
     let highest = band[band.len() - 1];
     let expected = (highest + 1e-9).clamp(0.5, 0.999);
@@ -1886,19 +1889,7 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
         banded["source"]
     );
     // One side more than the band has: the band's threshold is kept (here, none).
-    let more = (band.len() + 1).to_string();
-    let out = run_with(
-        &fitted,
-        "200",
-        &[
-            "--model",
-            lowered_file.to_str().unwrap(),
-            "--lower-rated",
-            "1400",
-            "--min-band-sides",
-            &more,
-        ],
-    );
+    let out = under_1400(band.len() + 1);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("fewer than"), "{}", stderr(&out));
     assert!(
