@@ -2138,6 +2138,35 @@ fn each_slices_auc_has_an_interval_and_a_model_compared_with_itself_differs_by_n
         assert_eq!(by_band, count(line), "{kind}: {text}");
         assert!(by_band.1 > 0, "{kind}: {text}");
     }
+    // The rated sides read without their rating, at the unrated model's thresholds: the
+    // sides of the slice table's "rating withheld" row, clean and engine-assisted.
+    let withheld = text
+        .split("with their rating withheld (a file without Elo tags), at the unrated model's thresholds:\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{text}"));
+    let withheld_count = |start: &str| -> (usize, usize) {
+        count(
+            withheld
+                .lines()
+                .find(|l| l.starts_with(start))
+                .unwrap_or_else(|| panic!("{start}: {withheld}")),
+        )
+    };
+    let row = cells("| rated sides, rating withheld |");
+    let (assisted, clean) = row[2].split_once(" / ").unwrap();
+    let (k, n) = withheld_count("  false-positive rate (clean humans), look closer or above: ");
+    assert_eq!(n, clean.parse::<usize>().unwrap(), "{withheld}");
+    assert!(k <= withheld_count("  false-positive rate (clean humans), unclear or above: ").0);
+    let engines: usize = ["top engines", "weaker engines", "switched sides"]
+        .iter()
+        .map(|kind| {
+            withheld_count(&format!(
+                "  true-positive rate, {kind}, look closer or above: "
+            ))
+            .1
+        })
+        .sum();
+    assert_eq!(engines, assisted.parse::<usize>().unwrap(), "{withheld}");
     // Without the engine games' source, the split has its humans alone; a source with
     // no game in the split is an error that names it.
     let out = eval("train", ["--without-source", "slice-engine"]);

@@ -3066,42 +3066,55 @@ fn eval(a: EvalArgs) -> Result<()> {
         .iter()
         .map(|r| assess(&r.signals).map(|x| x.level))
         .collect();
-    let rate = |kind: Kind, level: Level| {
+    // The rated sides read without their rating, as a file without Elo tags is.
+    let level_withheld: Vec<Option<Level>> = test
+        .iter()
+        .zip(&withheld)
+        .map(|(r, w)| r.signals.rating.and_then(|_| assess(w)).map(|x| x.level))
+        .collect();
+    let rate = |levels: &[Option<Level>], kind: Kind, level: Level| {
         let n = test
             .iter()
-            .zip(&level_of)
+            .zip(levels)
             .filter(|(r, l)| r.kind == kind && l.is_some())
             .count();
         let k = test
             .iter()
-            .zip(&level_of)
+            .zip(levels)
             .filter(|(r, l)| r.kind == kind && **l >= Some(level))
             .count();
         (k, n)
     };
-    let _ = writeln!(out, "\nper game side, at the model's thresholds:");
-    for (what, kind) in [
-        ("false-positive rate (clean humans)", Kind::Human),
-        ("true-positive rate, top engines", Kind::TopEngine),
-        ("true-positive rate, weaker engines", Kind::WeakEngine),
-        ("true-positive rate, switched sides", Kind::Switched),
-    ] {
-        for level in [Level::LookCloser, Level::Unclear] {
-            let (k, n) = rate(kind, level);
-            let (lo, hi) = wilson(k, n);
-            let _ = writeln!(
-                out,
-                "  {what}, {} or above: {k}/{n} = {:.1}% (95% {:.1}-{:.1}%)",
-                level.name(),
-                100.0 * k as f64 / n.max(1) as f64,
-                100.0 * lo,
-                100.0 * hi
-            );
+    let rates = |out: &mut String, heading: &str, levels: &[Option<Level>]| {
+        let _ = writeln!(out, "\n{heading}");
+        for (what, kind) in [
+            ("false-positive rate (clean humans)", Kind::Human),
+            ("true-positive rate, top engines", Kind::TopEngine),
+            ("true-positive rate, weaker engines", Kind::WeakEngine),
+            ("true-positive rate, switched sides", Kind::Switched),
+        ] {
+            for level in [Level::LookCloser, Level::Unclear] {
+                let (k, n) = rate(levels, kind, level);
+                let (lo, hi) = wilson(k, n);
+                let _ = writeln!(
+                    out,
+                    "  {what}, {} or above: {k}/{n} = {:.1}% (95% {:.1}-{:.1}%)",
+                    level.name(),
+                    100.0 * k as f64 / n.max(1) as f64,
+                    100.0 * lo,
+                    100.0 * hi
+                );
+            }
         }
-    }
-    // One threshold for every rating: how often it fires on clean sides of each band,
-    // and beside it on the engine-assisted sides of the band (a top or weaker engine's
-    // at the rating drawn for it), what a threshold of the band's own would trade.
+    };
+    rates(
+        &mut out,
+        "per game side, at the model's thresholds:",
+        &level_of,
+    );
+    // How often the thresholds (a band's own where the model has one) fire on clean
+    // sides of each band, and beside it on the engine-assisted sides of the band (a top
+    // or weaker engine's at the rating drawn for it): what a band's threshold trades.
     let _ = writeln!(
         out,
         "  false-positive rate (clean humans) by the side's rating, look closer; unclear or above; the engine-assisted sides of the band at look closer:"
@@ -3158,6 +3171,11 @@ fn eval(a: EvalArgs) -> Result<()> {
         out,
         "  reliability (predicted → observed share of engine-assisted sides, all kinds of input):{}",
         reliability_bins(&points)
+    );
+    rates(
+        &mut out,
+        "the rated game sides with their rating withheld (a file without Elo tags), at the unrated model's thresholds:",
+        &level_withheld,
     );
     if a.player_games.iter().any(|n| *n < 5) {
         bail!("--player-games: 5 or more (a player's threshold applies from 5 games)");
