@@ -3278,3 +3278,62 @@ fn the_classifier_through_smartcore_scores_a_real_report_as_the_tree_walk_did() 
     }
     assert!(scored >= 40, "{scored} candidate moves scored");
 }
+
+#[test]
+fn a_player_of_one_game_is_assessed_as_that_game_side() {
+    // Real games from the committed corpus, rebuilt without an engine: lichess players,
+    // the switched copies of some of their games, and engines. A player of one game gets
+    // the assessment of their one side (the signals only a single side has included),
+    // so the player table and the game rows give the same answer; a player of two or
+    // more games is read pooled.
+    let json = tmp("one-game-players.json");
+    let o = fairsight(&[
+        "corpus",
+        "report",
+        "--source",
+        "lichess-2025-05",
+        "--source",
+        "switched-lichess",
+        "--source",
+        "tcec",
+        "--limit",
+        "4",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report = read_json(&json);
+    let sides: Vec<(&str, &Value)> = report["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| {
+            ["White", "Black"].map(|c| {
+                (
+                    g["tags"][c].as_str().unwrap(),
+                    &g["sides"][c.to_lowercase()]["assessment"],
+                )
+            })
+        })
+        .collect();
+    let (mut single, mut pooled) = (0, 0);
+    for p in report["players"].as_array().unwrap() {
+        let name = p["name"].as_str().unwrap();
+        let theirs: Vec<&Value> = sides
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, a)| *a)
+            .collect();
+        assert_eq!(theirs.len() as u64, p["games"].as_u64().unwrap(), "{name}");
+        if p["assessment"].is_null() {
+            continue;
+        }
+        if theirs.len() == 1 {
+            assert_eq!(&p["assessment"], theirs[0], "{name}");
+            single += 1;
+        } else {
+            pooled += 1;
+        }
+    }
+    assert!(single >= 5 && pooled >= 2, "{single} {pooled}");
+}

@@ -304,8 +304,14 @@ impl Players {
             assessment: None,
         };
         if let Some(model) = assessment {
-            let assessed = signals::player_signals(&player, &a.signals, calibration)
-                .and_then(|s| model.assess(&s));
+            // A player of one game is that game side, read as the side is: with the
+            // signals a single side has (`GAME_SIDE_ONLY`), which pooled games have not,
+            // so the page's player and game rows give the same answer.
+            let signals = match a.signals.as_slice() {
+                [side] if a.games == 1 => Some(side.clone()),
+                sides => signals::player_signals(&player, sides, calibration),
+            };
+            let assessed = signals.and_then(|s| model.assess(&s));
             if let Some(x) = &assessed {
                 player.stats.engine_score = Some(x.probability);
             }
