@@ -1621,11 +1621,12 @@ impl AssessmentModel {
         // the scale's only one.
         let player_scale = s.games > 1 && self.variant(s).is_some_and(|v| v.has_player_reading());
         let as_player = s.games >= 5 || player_scale;
-        // A lower-rated side is held to its band's threshold.
+        // A lower-rated game side (one game: never read as a player) is held to its
+        // band's thresholds.
         let lower = v
             .lower_rated
             .as_ref()
-            .filter(|b| !as_player && s.games <= 1 && s.rating.is_some_and(|r| r < b.below));
+            .filter(|b| s.games <= 1 && s.rating.is_some_and(|r| r < b.below));
         let (unclear, look_closer) = match lower {
             _ if as_player => (v.unclear, v.look_closer_player),
             Some(b) => (v.unclear.max(b.unclear), v.look_closer.max(b.look_closer)),
