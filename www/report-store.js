@@ -130,7 +130,7 @@ const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 /**
  * What the page keeps of a game: its row in the game list (tags, result, each side's
- * player, scores, assessment and most engine-like stretch) and its line in the move map
+ * player, scores, assessment (level, probability, a concern's hint) and most engine-like stretch) and its line in the move map
  * (`map`: a character a ply, see MAP; `reasons`: the exclusions of 'x' plies; `probs`:
  * the engine probabilities of the flagged ones; `first`: the first ply's number and side).
  */
@@ -154,7 +154,11 @@ export function lightGame(g, hash = null) {
       accuracy: num(sd.accuracy),
       acpl: num(sd.acpl),
       matchRate: num(sd.matchRate),
-      assessment: a ? { level: a.level, probability: a.probability } : null,
+      // The hint only where it explains a concern (the flag's tooltip shows it; at `no
+      // concern` every side's hint is the same "more games" one).
+      assessment: a
+        ? { level: a.level, probability: a.probability, ...(a.level !== 'no concern' && typeof a.hint === 'string' ? { hint: a.hint } : {}) }
+        : null,
       stretch: st,
     };
   }
@@ -208,7 +212,10 @@ export function internRows(rows) {
       const sd = row.sides?.[side];
       if (!sd) continue;
       sd.player = one(sd.player);
-      if (sd.assessment) sd.assessment.level = one(sd.assessment.level);
+      if (sd.assessment) {
+        sd.assessment.level = one(sd.assessment.level);
+        if (sd.assessment.hint) sd.assessment.hint = one(sd.assessment.hint);
+      }
     }
     if (row.first) row.first[1] = one(row.first[1]);
   }

@@ -968,6 +968,16 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
         );
       }
       assert.equal(await rows.locator('td.flag.level-look-closer .light').count(), [...report.games].flatMap((g) => [g.sides.white, g.sides.black]).filter((s) => s.assessment?.level === 'look closer').length);
+      // Each flag's tooltip: the probability, and the side's hint where it explains a
+      // concern (a side rated under 1,900 at 95% is only `unclear`: the hint says why).
+      const flagTitle = (a) =>
+        a ? `${Math.round(a.probability * 100)}% probability of engine assistance.${a.level !== 'no concern' && a.hint ? ` Hint: ${a.hint}.` : ''}` : '';
+      for (let i = 0; i < report.games.length; i++) {
+        assert.deepEqual(
+          await rows.nth(i).locator('td.flag').evaluateAll((tds) => tds.map((t) => t.title)),
+          ['white', 'black'].map((s) => flagTitle(report.games[i].sides[s].assessment)),
+        );
+      }
 
       // Sorting by White's engine score: highest first, then lowest first.
       await page.click('#games button[data-sort="white.engine"]');
@@ -1083,6 +1093,52 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       assert.ok(width <= viewport.width + 1, `${name}: page ${width}px wide`);
       await page.screenshot({ path: path.join(root, 'target', 'screenshots', `triage-${name}-${colorScheme}.png`) });
+
+      // The opened game leads with each side's flag in words, and the hint of a side
+      // held back by its rating band's higher bar.
+      const banded = report.games.find((g) => ['white', 'black'].some((s) => /rated under 1,900/.test(g.sides[s].assessment?.hint ?? '')));
+      assert.ok(banded, 'a side held back by its band in the corpus games');
+      await page.locator(`#games tr.game-row[data-game="${banded.index}"]`).click();
+      await page.waitForFunction((i) => window.fairsight.state.game === i, banded.index);
+      const sideFlags = await page.locator('#game .game-head .side-flags li').allTextContents();
+      const wantFlags = ['white', 'black']
+        .filter((s) => banded.sides[s].assessment)
+        .map((s) => {
+          const a = banded.sides[s].assessment;
+          const hint = a.level !== 'no concern' && a.hint ? ` Hint: ${a.hint}.` : '';
+          return ` ${banded.tags[s === 'white' ? 'White' : 'Black']}: ${a.level}, ${Math.round(a.probability * 100)}% probability of engine assistance in this game.${hint}`;
+        });
+      assert.deepEqual(sideFlags, wantFlags);
+      assert.ok(sideFlags.some((t) => /: unclear, 9\d% .*Hint: clean players rated under 1,900/.test(t)), sideFlags.join('\n'));
+      await page.locator('#game .game-head').screenshot({ path: path.join(root, 'target', 'screenshots', `game-flags-${name}-${colorScheme}.png`) });
+
+      // Each player's card names the rating the assessment reads against.
+      const cardRatings = await page.locator('.player-card').evaluateAll((cards) =>
+        cards.map((c) => [c.querySelector('h3').textContent, c.querySelector('.sub .rating').textContent]));
+      assert.ok(cardRatings.length > 0);
+      const byName = new Map(report.players.map((p) => [p.name, p]));
+      assert.deepEqual(
+        cardRatings,
+        cardRatings.map(([n]) => [n, typeof byName.get(n)?.rating === 'number' ? ` · rated ${Math.round(byName.get(n).rating)}` : ' · no rating']),
+      );
+      // A label's "what it means" button stays on the line of the label's last word
+      // (on a phone, "Most regular 14 moves" wrapped and left the ⓘ on a line of its own).
+      const lone = await page.evaluate(() =>
+        [...document.querySelectorAll('.player-card dt button.info')].flatMap((b) => {
+          const text = [...b.closest('dt').childNodes].flatMap((n) => (n.nodeType === 3 ? [n] : [...n.childNodes].filter((c) => c.nodeType === 3))).at(-1);
+          if (!text || !text.textContent.trim()) return [];
+          const range = document.createRange();
+          range.setStart(text, text.textContent.trimEnd().length - 1);
+          range.setEnd(text, text.textContent.trimEnd().length);
+          const word = range.getBoundingClientRect();
+          const button = b.getBoundingClientRect();
+          const centre = (button.top + button.bottom) / 2;
+          return centre >= word.top && centre <= word.bottom ? [] : [`${b.closest('dt').textContent}: button at ${Math.round(button.top)}, word at ${Math.round(word.top)}-${Math.round(word.bottom)}`];
+        }),
+      );
+      assert.deepEqual(lone, []);
+      const held = banded.tags[/rated under 1,900/.test(banded.sides.white.assessment?.hint ?? '') ? 'White' : 'Black'];
+      await page.locator('.player-card', { has: page.locator(`h3:text-is("${held}")`) }).screenshot({ path: path.join(root, 'target', 'screenshots', `player-card-${name}-${colorScheme}.png`) });
       assert.deepEqual(errors, []);
       await context.close();
     }

@@ -20,9 +20,12 @@ import {
   formatScore,
   isNum,
   judgementOf,
+  levelSlug,
   moveNo,
   obj,
+  pct,
   result,
+  sideHint,
   str,
   tag,
 } from './format.js';
@@ -201,9 +204,35 @@ function gameHeader(game, white, black) {
     ),
   );
   if (meta.length) head.append(h('p', { class: 'meta', text: meta.join(' · ') }));
+  const flags = sideFlags(game, { white, black });
+  if (flags) head.append(flags);
   const initial = game.initialComment ? commentText(game.initialComment) : '';
   if (initial) head.append(h('p', { class: 'comment', text: initial }));
   return head;
+}
+
+/**
+ * Each assessed side's flag in this game, in words: the level, the probability and, at
+ * `unclear` or above, the hint (why a side rated under 1,900 at 95% is only `unclear`,
+ * for one). The games table shows the level only; the player's card pools their games.
+ */
+function sideFlags(game, names) {
+  const items = [];
+  for (const side of ['white', 'black']) {
+    const a = obj(obj(obj(game.sides)[side]).assessment);
+    if (!isNum(a.probability)) continue;
+    const level = str(a.level);
+    const hint = sideHint(a);
+    items.push(
+      h('li', { class: `side-flag level-${levelSlug(level)}` },
+        h('span', { class: 'light', 'aria-hidden': 'true' }),
+        ` ${names[side]}: `,
+        h('strong', { text: level }),
+        `, ${pct(a.probability)} probability of engine assistance in this game.`,
+        hint ? h('span', { class: 'hint', text: ` Hint: ${hint}.` }) : null),
+    );
+  }
+  return items.length ? h('ul', { class: 'side-flags', 'aria-label': 'Fair-play flags of this game' }, ...items) : null;
 }
 
 // Button icons (16×16, filled with the text colour): no icon font needed.

@@ -272,6 +272,16 @@ export function info(key, opts = {}) {
   return button;
 }
 
+/**
+ * A metric's label with its "what it means" button: `text`'s last word and the button
+ * never part across lines (on a phone, a lone ⓘ on a line of its own reads as
+ * belonging to nothing). `opts` as for `info`; the button is named after `text`.
+ */
+export function infoLabel(text, key, opts = {}) {
+  const cut = text.lastIndexOf(' ') + 1;
+  return [text.slice(0, cut), h('span', { class: 'with-info' }, text.slice(cut), info(key, { name: text, ...opts }))];
+}
+
 // Dismissal: Escape (the focus goes back to the button when it was in the popover or on
 // it), or a press anywhere but the popover and its button.
 if (typeof document !== 'undefined') {

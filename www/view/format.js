@@ -67,6 +67,12 @@ const LEVELS = ['no concern', 'unclear', 'look closer'];
 /** A level's place in LEVELS (0 to 2; -1 for anything else): its sort order. */
 export const levelRank = (level) => LEVELS.indexOf(level);
 
+/**
+ * A game side's hint where it explains a concern: at `unclear` or `look closer` (at `no
+ * concern` the only hint is that more games would make it surer, true of every side).
+ */
+export const sideHint = (a) => (a && a.hint && levelRank(a.level) > 0 ? str(a.hint) : '');
+
 /** A level as a CSS class suffix: `look-closer`. */
 export const levelSlug = (level) => str(level).replace(/\s+/g, '-');
 

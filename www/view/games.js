@@ -12,7 +12,7 @@
 
 import { h } from './dom.js';
 import { info } from './explain.js';
-import { DASH, arr, isNum, levelRank, levelSlug, num, obj, pct, result, str, tag } from './format.js';
+import { DASH, arr, isNum, levelRank, levelSlug, num, obj, pct, result, sideHint, str, tag } from './format.js';
 
 /** What the report's engine score is: the classifier's, or the fallback without one. */
 function engineScoreMeaning(report) {
@@ -121,7 +121,8 @@ function flagCell(sd, report) {
       }));
   }
   const level = str(a.level);
-  return h('td', { class: `flag level-${levelSlug(level)}`, title: `${pct(a.probability)} probability of engine assistance` },
+  const hint = sideHint(a);
+  return h('td', { class: `flag level-${levelSlug(level)}`, title: `${pct(a.probability)} probability of engine assistance.${hint ? ` Hint: ${hint}.` : ''}` },
     h('span', { class: 'light', 'aria-hidden': 'true' }), ` ${level}`);
 }
 

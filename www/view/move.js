@@ -8,7 +8,7 @@
 // said once at the top of the panel.
 
 import { fact, h } from './dom.js';
-import { info } from './explain.js';
+import { infoLabel } from './explain.js';
 import {
   DASH,
   commentText,
@@ -39,7 +39,7 @@ export function moverScore(score, side) {
 }
 
 /** A metric's label with its "what it means" button. */
-const label = (text, key) => [text, info(key, { name: text })];
+const label = (text, key) => infoLabel(text, key);
 
 export function movePanel(report, game, plies, i) {
   const p = plies[i] || {};

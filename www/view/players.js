@@ -28,7 +28,7 @@ import {
   tag,
 } from './format.js';
 import { rateHistogram, stretchWords } from './charts.js';
-import { info } from './explain.js';
+import { info, infoLabel } from './explain.js';
 
 // ---------------------------------------------------------------- summary
 
@@ -279,7 +279,7 @@ function assessmentBlock(p, report) {
 }
 
 /** A metric's label with its "what it means" button. */
-const label = (text, key, opts = {}) => [text, info(key, { name: text, ...opts })];
+const label = infoLabel;
 
 function playerCard(p, report) {
   const card = h('article', { class: 'player-card' });
@@ -290,7 +290,13 @@ function playerCard(p, report) {
   const games = isNum(p.games) ? p.games : 0;
   card.append(
     h('p', { class: 'sub' }, `${games} game${games === 1 ? '' : 's'} `,
-      h('span', { class: 'colours', title: 'games with White / with Black', text: `W${p.whiteGames ?? 0} B${p.blackGames ?? 0}` })),
+      h('span', { class: 'colours', title: 'games with White / with Black', text: `W${p.whiteGames ?? 0} B${p.blackGames ?? 0}` }),
+      // The rating the assessment reads against (a band's thresholds depend on it).
+      h('span', {
+        class: 'rating',
+        title: 'the rating the assessment is read against: the one entered in the settings, else the mean of the Elo tags',
+        text: isNum(p.rating) ? ` · rated ${Math.round(p.rating)}` : ' · no rating',
+      })),
   );
   card.append(assessmentBlock(p, report));
   const dl = h('dl', { class: 'stats' });
