@@ -13,7 +13,10 @@ use super::{Models, classifier_engine_score, signals};
 use crate::{
     accuracy::{self, Sample},
     game::Side,
-    model::{assessment::Signals, classifier::ClassifierStats},
+    model::{
+        assessment::{Level, Signals},
+        classifier::ClassifierStats,
+    },
     plan::Exclusion,
     record::screening::MatchTotals,
     report::{GameReport, PlayerReport},
@@ -44,6 +47,10 @@ struct Acc {
     positive_rates: Vec<f64>,
     /// The assessment's signals of each of the player's sides that had them.
     signals: Vec<Signals>,
+    /// The player's game sides with an assessment, and those at `look closer`, each
+    /// read on its own.
+    sides_assessed: usize,
+    sides_look_closer: usize,
     /// Games added so far to this aggregate, counting those of every copy it was cloned
     /// from: the key of its [`Fits`].
     revision: u64,
@@ -117,6 +124,8 @@ impl Players {
                         matches: MatchTotals::default(),
                         positive_rates: Vec::new(),
                         signals: Vec::new(),
+                        sides_assessed: 0,
+                        sides_look_closer: 0,
                         revision: 0,
                     })
                 }
@@ -153,6 +162,10 @@ impl Players {
                 *acc.excluded.entry(k).or_insert(0) += v;
             }
             acc.signals.extend(signals);
+            if let Some(x) = &g.sides.get(side).assessment {
+                acc.sides_assessed += 1;
+                acc.sides_look_closer += usize::from(x.level == Level::LookCloser);
+            }
             acc.revision += 1;
         }
     }
@@ -311,7 +324,13 @@ impl Players {
                 [side] if a.games == 1 => Some(side.clone()),
                 sides => signals::player_signals(&player, sides, calibration),
             };
-            let assessed = signals.and_then(|s| model.assess(&s));
+            let assessed = signals.and_then(|s| model.assess(&s)).map(|x| {
+                if a.games > 1 {
+                    x.with_game_sides(a.sides_look_closer, a.sides_assessed)
+                } else {
+                    x
+                }
+            });
             if let Some(x) = &assessed {
                 player.stats.engine_score = Some(x.probability);
             }

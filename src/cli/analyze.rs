@@ -18,7 +18,7 @@ use anyhow::{Context, Result};
 use fairsight::{
     Book, GameReport, ModelOverrides, NoBook, Report, Settings, Shard, ShardSource, Stream,
     load_book, pgn,
-    render::{self, ndjson},
+    render::{self, FlaggedSide, ndjson},
 };
 
 use super::{
@@ -60,6 +60,8 @@ struct Sink {
     kept: Option<Vec<GameReport>>,
     games: usize,
     failed: usize,
+    /// The game sides at `look closer`, as their games finish (the table lists them).
+    flagged: Vec<FlaggedSide>,
 }
 
 impl Sink {
@@ -76,6 +78,7 @@ impl Sink {
         while let Some(game) = stream.next_game() {
             self.games += 1;
             self.failed += usize::from(game.error.is_some());
+            self.flagged.extend(FlaggedSide::of_game(&game));
             if let Some((out, path)) = &mut self.ndjson {
                 // Flushed a game at a time, so the file can be followed as it grows.
                 out.write_all(ndjson::game_line(&game).as_bytes())
@@ -141,6 +144,7 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
         kept: whole.then(Vec::new),
         games: 0,
         failed: 0,
+        flagged: Vec::new(),
     };
     let pass = Pass {
         args: &args,
@@ -195,6 +199,7 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
             kept: Some(Vec::new()),
             games: 0,
             failed: 0,
+            flagged: Vec::new(),
         };
         let full = Pass {
             settings: full_settings,
@@ -209,6 +214,7 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
         failed += full_outcome.failures.len();
         report = full_report;
         sink.failed = full_sink.failed;
+        sink.flagged = full_sink.flagged;
         quick_screen = Some((screen_json, screen_table));
     }
 
@@ -239,7 +245,7 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
             text += table;
             text += "\nthe full test (review defaults) of the flagged players' games:\n";
         }
-        text += &render::player_table_of(&report, sink.failed);
+        text += &render::player_table_of(&report, sink.failed, &sink.flagged);
         stdout(&text);
     }
     Ok(if failed == 0 {

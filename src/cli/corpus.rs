@@ -1551,4 +1551,118 @@ mod tests {
         assert_eq!(e, hash_split("e/7"));
         assert!(!m.players.contains_key("stockfish"));
     }
+
+    #[test]
+    fn the_table_lists_each_game_side_at_look_closer_read_on_its_own() {
+        // Real corpus games rebuilt without an engine: lichess players, switched copies of
+        // some of their games (a player of two games, one of them switched) and TCEC
+        // engines.
+        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+        let sources = ["lichess-2025-05", "switched-lichess", "tcec"].map(String::from);
+        let mut records = load_records(&corpus, &sources, None, None).unwrap();
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        records.retain(|r| {
+            let n = seen.entry(r.source.clone()).or_default();
+            *n += 1;
+            *n <= 4
+        });
+        let report = rebuild(&records).unwrap();
+        let table = fairsight::render::player_table(&report);
+
+        let mut flagged = Vec::new();
+        let mut quiet = 0;
+        for g in &report.games {
+            for (side, colour) in [(&g.sides.white, "White"), (&g.sides.black, "Black")] {
+                let Some(a) = &side.assessment else { continue };
+                if a.level.name() == "look closer" {
+                    let other = if colour == "White" {
+                        &g.sides.black
+                    } else {
+                        &g.sides.white
+                    };
+                    flagged.push(format!(
+                        "  game {} (line {}): {} ({colour}) against {}, {:.0}%\n",
+                        g.index + 1,
+                        g.line,
+                        side.player,
+                        other.player,
+                        a.probability * 100.0
+                    ));
+                } else {
+                    quiet += 1;
+                }
+            }
+        }
+        assert!(flagged.len() >= 3 && quiet >= 10, "{table}");
+        let head = format!(
+            "game sides at look closer, each game read on its own ({}):\n",
+            flagged.len()
+        );
+        let list = format!("{head}{}\n", flagged.concat());
+        assert!(table.contains(&list), "{table}");
+        // A player of several games whose pooled reading is under `look closer`, one of
+        // whose games is there: the list is where the table shows it.
+        let pooled_under = report.players.iter().any(|p| {
+            p.games > 1
+                && p.assessment
+                    .as_ref()
+                    .is_some_and(|a| a.level.name() != "look closer")
+                && flagged
+                    .iter()
+                    .any(|f| f.contains(&format!(": {} (", p.name)))
+        });
+        assert!(pooled_under, "{table}");
+        // Such a player's line says how many of their games read `look closer` alone.
+        for p in report
+            .players
+            .iter()
+            .filter(|p| p.games > 1 && p.assessment.is_some())
+        {
+            let alone = flagged
+                .iter()
+                .filter(|f| f.contains(&format!(": {} (", p.name)))
+                .count();
+            let said = format!("game by game: {alone} of {} games at look closer", p.games);
+            assert_eq!(table.contains(&said), alone > 0, "{}: {table}", p.name);
+        }
+        // Each player's line names the rating the assessment reads against.
+        for p in &report.players {
+            if p.assessment.is_some() {
+                let r = p
+                    .rating
+                    .map_or("no rating".to_owned(), |r| format!("rated {r:.0}"));
+                assert!(
+                    table.contains(&format!("game(s), {r}, ")),
+                    "{}: {table}",
+                    p.name
+                );
+            }
+        }
+        // A streamed run keeps no games: the sides it flagged as its games finished give
+        // the same table.
+        let sides: Vec<_> = report
+            .games
+            .iter()
+            .flat_map(fairsight::render::FlaggedSide::of_game)
+            .collect();
+        let streamed = Report {
+            games: Vec::new(),
+            ..report.clone()
+        };
+        assert_eq!(
+            fairsight::render::player_table_of(&streamed, 0, &sides),
+            table
+        );
+        // Past 50 sides the rest are counted.
+        let many: Vec<_> = sides.iter().cycle().take(53).cloned().collect();
+        let long = fairsight::render::player_table_of(&streamed, 0, &many);
+        assert!(long.contains("look closer, each game read on its own (53):"));
+        assert!(
+            long.contains("  and 3 more (each game side's assessment is in the JSON report)\n")
+        );
+        assert_eq!(
+            long.lines().filter(|l| l.starts_with("  game ")).count(),
+            50
+        );
+    }
 }

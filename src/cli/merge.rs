@@ -15,7 +15,7 @@ use clap::Args;
 use fairsight::{
     AssessmentModel, Calibration, Classifier, GameReport, ModelOverrides, Report, Stream,
     render::{
-        self, SideFilter, matchlog,
+        self, FlaggedSide, SideFilter, matchlog,
         ndjson::{self, Item},
     },
 };
@@ -129,7 +129,7 @@ pub(crate) fn merge(args: MergeArgs) -> Result<ExitCode> {
             s.0, w.0
         ));
     }
-    let (report, games) = if streamed[0].1 {
+    let (report, games, flagged) = if streamed[0].1 {
         match merge_streamed(&args, &models)? {
             Ok(r) => r,
             Err(msg) => return usage_error(msg),
@@ -169,7 +169,8 @@ pub(crate) fn merge(args: MergeArgs) -> Result<ExitCode> {
             write_to(path, &text)?;
         }
         let games = report.games.len();
-        (report, games)
+        let flagged = report.games.iter().flat_map(FlaggedSide::of_game).collect();
+        (report, games, flagged)
     };
     let screening = report.settings.screening.is_some();
     if !screening && (args.log.is_some() || args.results.is_some()) {
@@ -195,7 +196,8 @@ pub(crate) fn merge(args: MergeArgs) -> Result<ExitCode> {
         &args.results,
     ]);
     if !args.quiet && !to_stdout {
-        stdout(&render::player_table(&report));
+        let failed = report.games.iter().filter(|g| g.error.is_some()).count();
+        stdout(&render::player_table_of(&report, failed, &flagged));
     }
     eprintln!(
         "fairsight: merged {} shard(s): {games} games",
@@ -265,12 +267,13 @@ impl ShardLines {
 /// The streamed shards' merge: a game at a time from every shard in turn (game g from
 /// shard g mod N + 1), each assessed again and added to its players as one run does,
 /// written to `--ndjson` as it comes and kept only when a whole-report output is asked
-/// for. The report (its games when kept) and the number of games; `Err(message)` when
-/// the shards are refused.
-fn merge_streamed(
-    args: &MergeArgs,
-    models: &ModelOverrides,
-) -> Result<Result<(Report, usize), String>> {
+/// A merge: the report (its games when kept), the number of games and the game sides at
+/// `look closer`.
+type Merged = (Report, usize, Vec<FlaggedSide>);
+
+/// for. The report (its games when kept), the number of games and the game sides at
+/// `look closer`; `Err(message)` when the shards are refused.
+fn merge_streamed(args: &MergeArgs, models: &ModelOverrides) -> Result<Result<Merged, String>> {
     let mut heads = Vec::new();
     let mut readers = Vec::new();
     for path in &args.shards {
@@ -336,6 +339,7 @@ fn merge_streamed(
     let keep =
         args.json.is_some() || args.pgn.is_some() || args.log.is_some() || args.results.is_some();
     let mut kept: Vec<GameReport> = Vec::new();
+    let mut flagged = Vec::new();
     let mut out = match args.ndjson.as_deref() {
         Some(path) => Some(Output::create(path)?),
         None => None,
@@ -371,6 +375,7 @@ fn merge_streamed(
             )));
         }
         let game = stream.push_report(game);
+        flagged.extend(FlaggedSide::of_game(&game));
         if let Some(o) = &mut out {
             o.write(&ndjson::game_line(&game))?;
         }
@@ -417,7 +422,7 @@ fn merge_streamed(
         o.finish()?;
     }
     report.games = kept;
-    Ok(Ok((report, spec.games)))
+    Ok(Ok((report, spec.games, flagged)))
 }
 
 /// The merged streamed report's file, written beside it and renamed over it once whole

@@ -1311,6 +1311,62 @@ pub struct Assessment {
     pub resembles: Option<String>,
 }
 
+/// The most often a clean game side reaches `look closer`, as the thresholds are set:
+/// above all but 0.5% of the clean sides a model never saw, and all but 1% for a rating
+/// band of its own ([`LowerRated`]); the larger, to be safe.
+pub const SIDE_LOOK_CLOSER_RATE: f64 = 0.01;
+
+/// The rate of clean players a player's `look closer` is held to.
+pub const PLAYER_LOOK_CLOSER_RATE: f64 = 0.001;
+
+/// The chance that `k` or more of `n` clean game sides reach `look closer`, each with
+/// chance [`SIDE_LOOK_CLOSER_RATE`] (the binomial tail; 1 for `k` = 0).
+pub fn clean_sides_tail(k: usize, n: usize) -> f64 {
+    if k == 0 {
+        return 1.0;
+    }
+    if k > n {
+        return 0.0;
+    }
+    let p = SIDE_LOOK_CLOSER_RATE;
+    // ln of the first term, C(n, k) p^k (1 - p)^(n - k), then each next one by its ratio.
+    let ln_choose: f64 = (1..=k).map(|i| ((n - k + i) as f64 / i as f64).ln()).sum();
+    let mut term = (ln_choose + k as f64 * p.ln() + (n - k) as f64 * (1.0 - p).ln()).exp();
+    let mut tail = 0.0;
+    for j in k..=n {
+        tail += term;
+        if term < tail * 1e-17 {
+            break;
+        }
+        term *= (n - j) as f64 / (j + 1) as f64 * p / (1.0 - p);
+    }
+    tail.min(1.0)
+}
+
+impl Assessment {
+    /// A player of several games is read on all of them pooled, and one assisted game
+    /// among many can stay under the player's threshold; so a player whose game sides,
+    /// each read on its own, reach `look closer` more often than chance allows a clean
+    /// player ([`clean_sides_tail`] at most [`PLAYER_LOOK_CLOSER_RATE`]) is at `look
+    /// closer` too, with a hint that says why. `at_look_closer` of the player's
+    /// `assessed` sides are there; the probability stays the pooled one.
+    pub fn with_game_sides(mut self, at_look_closer: usize, assessed: usize) -> Assessment {
+        if assessed < 2
+            || self.level == Level::LookCloser
+            || clean_sides_tail(at_look_closer, assessed) > PLAYER_LOOK_CLOSER_RATE
+        {
+            return self;
+        }
+        self.level = Level::LookCloser;
+        self.hint = Some(format!(
+            "{at_look_closer} of their {assessed} games reach look closer on their own, \
+             which fewer than 1 clean player in 1,000 shows (a clean game side does in at most \
+             1 game in 100); read together they stay under the player's threshold"
+        ));
+        self
+    }
+}
+
 /// The plain words for what an expert learned ([`Expert::kind`]).
 pub fn resembles_words(kind: &str) -> String {
     match kind {
@@ -2653,6 +2709,88 @@ mod tests {
         json.as_object_mut().unwrap().remove("playerEffects");
         let old: LateReference = serde_json::from_value(json).unwrap();
         assert!(old.player_effects.is_empty());
+    }
+
+    #[test]
+    fn the_clean_sides_tail_is_the_binomial_tail_at_one_side_in_a_hundred() {
+        let p: f64 = SIDE_LOOK_CLOSER_RATE;
+        // By hand: C(n, k) p^k (1 - p)^(n - k) summed.
+        let by_hand = |k: usize, n: usize| -> f64 {
+            (k..=n)
+                .map(|j| {
+                    let choose: f64 = (1..=j).map(|i| (n - j + i) as f64 / i as f64).product();
+                    choose * p.powi(j as i32) * (1.0 - p).powi((n - j) as i32)
+                })
+                .sum()
+        };
+        for (k, n) in [(1, 1), (2, 2), (2, 5), (3, 6), (3, 20), (4, 20), (5, 60)] {
+            let t = clean_sides_tail(k, n);
+            assert!(
+                (t - by_hand(k, n)).abs() <= 1e-12 * by_hand(k, n).max(1e-300),
+                "{k} {n}"
+            );
+        }
+        assert_eq!(clean_sides_tail(0, 7), 1.0);
+        assert_eq!(clean_sides_tail(3, 2), 0.0);
+        assert!((clean_sides_tail(1, 3) - (1.0 - 0.99_f64.powi(3))).abs() < 1e-15);
+        // Thousands of games neither underflow nor go past 1.
+        let t = clean_sides_tail(10, 5000);
+        assert!(t > 0.99 && t <= 1.0, "{t}");
+        assert!(clean_sides_tail(200, 5000) < 1e-50);
+        // The fewest of n sides at `look closer` that put a player there.
+        let fewest =
+            |n: usize| (1..=n).find(|&k| clean_sides_tail(k, n) <= PLAYER_LOOK_CLOSER_RATE);
+        assert_eq!(fewest(2), Some(2));
+        assert_eq!(fewest(5), Some(2));
+        assert_eq!(fewest(6), Some(3));
+        assert_eq!(fewest(19), Some(3));
+        assert_eq!(fewest(20), Some(4));
+    }
+
+    #[test]
+    fn a_player_whose_games_reach_look_closer_more_often_than_chance_allows_is_there() {
+        let m = model();
+        // A pooled reading between the thresholds (p = 0.55: unclear, as below).
+        let mut s = signals(&[("matchRate", 0.61), ("zMm", 0.0)], Some(2300.0));
+        s.games = 5;
+        let pooled = m.assess(&s).unwrap();
+        assert_eq!(pooled.level, Level::Unclear);
+        // 2 of 5 sides there: a clean player shows that in about 1 in 1,000 (0.00098).
+        let a = pooled.clone().with_game_sides(2, 5);
+        assert_eq!(a.level, Level::LookCloser);
+        assert_eq!(
+            a.probability, pooled.probability,
+            "the probability stays the pooled one"
+        );
+        assert_eq!(a.thresholds, pooled.thresholds);
+        assert_eq!(
+            a.hint.as_deref(),
+            Some(
+                "2 of their 5 games reach look closer on their own, which fewer than 1 clean \
+                 player in 1,000 shows (a clean game side does in at most 1 game in 100); read \
+                 together they stay under the player's threshold"
+            )
+        );
+        // 1 of 5, or 2 of 6 (0.0015): chance allows it; nothing changes.
+        assert_eq!(pooled.clone().with_game_sides(1, 5), pooled);
+        assert_eq!(pooled.clone().with_game_sides(2, 6), pooled);
+        assert_eq!(
+            pooled.clone().with_game_sides(3, 6).level,
+            Level::LookCloser
+        );
+        // One assessed side is that side's own reading, never raised.
+        assert_eq!(pooled.clone().with_game_sides(1, 1), pooled);
+        // From no concern too; and a player already there keeps their own hint.
+        let mut low = signals(&[("matchRate", 0.5), ("acpl", 40.0)], None);
+        low.games = 3;
+        let low = m.assess(&low).unwrap();
+        assert_eq!(low.level, Level::NoConcern);
+        assert_eq!(low.with_game_sides(3, 3).level, Level::LookCloser);
+        let mut high = signals(&[("matchRate", 0.9), ("zMm", 0.0)], Some(2300.0));
+        high.games = 5;
+        let high = m.assess(&high).unwrap();
+        assert_eq!(high.level, Level::LookCloser);
+        assert_eq!(high.clone().with_game_sides(5, 5), high);
     }
 
     #[test]

@@ -18,7 +18,7 @@ pub use crafty::{
     CraftyError, CraftyOptions, CraftyOutput, crafty_annotate, crafty_output, parse_move_range,
 };
 pub use pgn::annotated_pgn;
-pub use table::{player_table, player_table_of};
+pub use table::{FlaggedSide, player_table, player_table_of};
 
 use std::{fmt::Display, str::FromStr};
 

@@ -1,18 +1,103 @@
-//! The table `fairsight analyze` prints: each player's assessment in plain words, then
-//! their statistics and screening verdict.
+//! The table `fairsight analyze` prints: each player's assessment in plain words, the
+//! game sides at `look closer` each read on its own, then the players' statistics and
+//! screening verdicts.
 
-use crate::report::Report;
+use crate::{
+    game::Side,
+    model::assessment::Level,
+    report::{GameReport, Report},
+};
+
+/// The most game sides at `look closer` the table lists; the rest are counted.
+const MOST_FLAGGED: usize = 50;
+
+/// A game side the assessment puts at `look closer`, read on that game alone: the
+/// table lists them, since a player of several games is read on all of them together
+/// and one assisted game among many can stay under the player's threshold.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlaggedSide {
+    /// The game's index in the input (0-based; the table says game `index + 1`).
+    pub game: usize,
+    /// The input line the game starts on.
+    pub line: u32,
+    /// The flagged side.
+    pub side: Side,
+    /// Its player, as the tags name them.
+    pub player: String,
+    /// The opponent, as the tags name them.
+    pub opponent: String,
+    /// The side's probability of engine assistance.
+    pub probability: f64,
+}
+
+impl FlaggedSide {
+    /// The sides of `game` at `look closer`, White first.
+    pub fn of_game(game: &GameReport) -> Vec<FlaggedSide> {
+        [Side::White, Side::Black]
+            .into_iter()
+            .filter_map(|side| {
+                let a = game.sides.get(side).assessment.as_ref()?;
+                (a.level == Level::LookCloser).then(|| FlaggedSide {
+                    game: game.index,
+                    line: game.line,
+                    side,
+                    player: game.sides.get(side).player.clone(),
+                    opponent: game.sides.get(side.other()).player.clone(),
+                    probability: a.probability,
+                })
+            })
+            .collect()
+    }
+}
+
+/// The game sides at `look closer`, in input order, at most [`MOST_FLAGGED`] of them.
+fn flagged_lines(report: &Report, flagged: &[FlaggedSide]) -> String {
+    if report.assessment.is_none() {
+        return String::new();
+    }
+    let mut out = format!(
+        "game sides at look closer, each game read on its own ({}):\n",
+        flagged.len()
+    );
+    for f in flagged.iter().take(MOST_FLAGGED) {
+        out.push_str(&format!(
+            "  game {} (line {}): {} ({}) against {}, {:.0}%\n",
+            f.game + 1,
+            f.line,
+            f.player,
+            match f.side {
+                Side::White => "White",
+                Side::Black => "Black",
+            },
+            f.opponent,
+            f.probability * 100.0
+        ));
+    }
+    if flagged.len() > MOST_FLAGGED {
+        out.push_str(&format!(
+            "  and {} more (each game side's assessment is in the JSON report)\n",
+            flagged.len() - MOST_FLAGGED
+        ));
+    }
+    out.push('\n');
+    out
+}
 
 fn opt(x: Option<f64>, prec: usize) -> String {
     x.map_or("-".to_owned(), |v| format!("{v:.prec$}"))
 }
 
-/// The assessment of each player in plain words: level, probability, reasons, hint.
-fn assessment_lines(report: &Report) -> String {
+/// The assessment of each player in plain words: level, probability, reasons, hint; for
+/// a player of several games, how many of their game sides read `look closer` alone.
+fn assessment_lines(report: &Report, flagged: &[FlaggedSide]) -> String {
     let mut out = String::new();
     let Some(model) = &report.assessment else {
         return out;
     };
+    let mut alone: std::collections::HashMap<String, usize> = Default::default();
+    for f in flagged {
+        *alone.entry(f.player.to_lowercase()).or_default() += 1;
+    }
     out.push_str(&format!("fair-play assessment ({model}):\n"));
     for p in &report.players {
         let Some(a) = &p.assessment else {
@@ -24,9 +109,12 @@ fn assessment_lines(report: &Report) -> String {
             ));
             continue;
         };
+        let rating = p
+            .rating
+            .map_or("no rating".to_owned(), |r| format!("rated {r:.0}"));
         out.push_str(&format!(
-            "  {}: {} (probability of engine assistance {:.0}%; {} game(s), {} moves, {} model; \
-             unclear from {:.0}%, look closer from {:.0}%)\n",
+            "  {}: {} (probability of engine assistance {:.0}%; {} game(s), {rating}, {} moves, \
+             {} model; unclear from {:.0}%, look closer from {:.0}%)\n",
             p.name,
             a.level.name().to_uppercase(),
             a.probability * 100.0,
@@ -38,6 +126,13 @@ fn assessment_lines(report: &Report) -> String {
         ));
         if let Some(w) = &a.resembles {
             out.push_str(&format!("      most like {w}\n"));
+        }
+        let alone = alone.get(&p.name.to_lowercase()).copied().unwrap_or(0);
+        if p.games > 1 && alone > 0 {
+            out.push_str(&format!(
+                "      game by game: {alone} of {} games at look closer, each read on its own (below)\n",
+                p.games
+            ));
         }
         for r in &a.reasons {
             out.push_str(&format!(
@@ -54,16 +149,20 @@ fn assessment_lines(report: &Report) -> String {
     out
 }
 
-/// The per-player table printed to stdout: the assessment first, then the statistics.
+/// The per-player table printed to stdout: the assessment first, then the game sides at
+/// `look closer`, then the statistics.
 pub fn player_table(report: &Report) -> String {
     let failed = report.games.iter().filter(|g| g.error.is_some()).count();
-    player_table_of(report, failed)
+    let flagged: Vec<FlaggedSide> = report.games.iter().flat_map(FlaggedSide::of_game).collect();
+    player_table_of(report, failed, &flagged)
 }
 
 /// [`player_table`] of a report whose games were not kept (a streamed run): `failed` of
-/// them could not be imported.
-pub fn player_table_of(report: &Report, failed: usize) -> String {
-    let mut out = assessment_lines(report);
+/// them could not be imported, `flagged` are its game sides at `look closer`
+/// ([`FlaggedSide::of_game`] of each game as it finished).
+pub fn player_table_of(report: &Report, failed: usize, flagged: &[FlaggedSide]) -> String {
+    let mut out = assessment_lines(report, flagged);
+    out += &flagged_lines(report, flagged);
     out += &format!(
         "{:<28} {:>5} {:>6} {:>6} {:>6} {:>14} {:>4} {:>4} {:>4} {:>6} {:>16} {:>6}\n",
         "player",

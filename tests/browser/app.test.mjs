@@ -1121,6 +1121,49 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
         cardRatings,
         cardRatings.map(([n]) => [n, typeof byName.get(n)?.rating === 'number' ? ` · rated ${Math.round(byName.get(n).rating)}` : ' · no rating']),
       );
+      // A player of several games: how their games read each on its own, in the card
+      // and, when one is at look closer, in the summary's words (one assisted game among
+      // several can stay under the player's threshold).
+      const levelsOf = (name) =>
+        report.games.flatMap((g) => ['white', 'black'].filter((s) => g.sides[s].player.toLowerCase() === name.toLowerCase() && g.sides[s].assessment).map((s) => g.sides[s].assessment.level));
+      const byGameCards = await page.locator('.player-card').evaluateAll((cards) =>
+        cards.map((c) => [c.querySelector('h3').textContent, c.querySelector('.by-game')?.textContent ?? null]));
+      let flaggedAlone = 0;
+      for (const [n, text] of byGameCards) {
+        const p = byName.get(n);
+        const lv = levelsOf(n);
+        const lc = lv.filter((l) => l === 'look closer').length;
+        const uc = lv.filter((l) => l === 'unclear').length;
+        const want = p.games < 2 || !p.assessment
+          ? null
+          : lc || uc
+            ? `Game by game: ${lc} of ${p.games} games at look closer, ${uc} unclear, each read on its own.`
+            : `Game by game: none of ${p.games} games above no concern.`;
+        assert.equal(text, want, n);
+        if (p.games > 1 && p.assessment && lc && p.assessment.level !== 'look closer') flaggedAlone += 1;
+      }
+      assert.ok(flaggedAlone >= 1, 'a player under look closer with a game there: ' + JSON.stringify(byGameCards));
+      // The TCEC engines: each of their two games at look closer on its own puts them
+      // there (a clean player shows two of two in fewer than 1 in 1,000), and the hint
+      // says so under the pooled probability.
+      const raised = report.players.filter((p) => /^\d+ of their \d+ games reach look closer on their own/.test(p.assessment?.hint ?? ''));
+      assert.ok(raised.length >= 2, JSON.stringify(report.players.map((p) => [p.name, p.assessment?.level])));
+      for (const p of raised) {
+        assert.equal(p.assessment.level, 'look closer', p.name);
+        assert.ok(p.assessment.probability < p.assessment.thresholds[1], `${p.name}: raised by its games, not its pooled probability`);
+        const card = page.locator('.player-card', { has: page.locator(`h3:text-is("${p.name}")`) });
+        assert.equal(await card.locator('.level-badge').textContent(), 'look closer');
+        assert.equal(await card.locator('.assessment .hint').textContent(), `Hint: ${p.assessment.hint}.`);
+      }
+      const meanings = await page.locator('#summary tbody tr').evaluateAll((rows) =>
+        rows.map((r) => [r.querySelector('button.player-link').textContent, r.querySelector('td.meaning').textContent]));
+      for (const [n, text] of meanings) {
+        const p = byName.get(n);
+        const lc = levelsOf(n).filter((l) => l === 'look closer').length;
+        const said = /^(\d+) of (\d+) games at look closer on its own\. /.exec(text);
+        const want = p.assessment && p.assessment.level !== 'look closer' && p.games > 1 && lc ? [lc, p.games] : null;
+        assert.deepEqual(said ? [Number(said[1]), Number(said[2])] : null, want, `${n}: ${text}`);
+      }
       // A label's "what it means" button stays on the line of the label's last word
       // (on a phone, "Most regular 14 moves" wrapped and left the ⓘ on a line of its own).
       const lone = await page.evaluate(() =>

@@ -69,7 +69,8 @@ function sortedPlayers(players, sort) {
 /**
  * The answer first: one row per player with the level as a traffic light, the
  * probability of engine assistance, the moves and games behind it and one sentence of
- * what it means (the strongest reason, or why there is none; the hint). The columns
+ * what it means (how many of a player's games read `look closer` on their own, the
+ * strongest reason or why there is none, the hint). The columns
  * sort (`sort` = {key, dir}, `onSort(sort)` asks for another, `aria-sort` on the sorted
  * one); a player's name is a button, `onPlayer(name)` (the page filters the games).
  */
@@ -100,6 +101,7 @@ export function renderSummary(container, report, { sort = null, onSort, onPlayer
     h('thead', null, head),
   );
   const body = h('tbody');
+  const levels = sideLevels(report);
   const ordered = sortedPlayers(players, sort);
   const rows = ordered.slice(0, Math.max(1, limit));
   for (const p of rows) {
@@ -119,7 +121,10 @@ export function renderSummary(container, report, { sort = null, onSort, onPlayer
           ? 'Nothing in these moves stands out from clean human play.'
           : '';
       const like = a.resembles ? `Most like ${str(a.resembles)}. ` : '';
-      sentence = `${like}${lead}${a.hint ? ` Hint: ${str(a.hint)}.` : ''}`.trim();
+      // A game of theirs at look closer on its own, under a pooled level below it.
+      const lc = games > 1 && a.level !== 'look closer' ? levels.get((str(p.name) || '?').toLowerCase())?.['look closer'] : 0;
+      const alone = lc ? `${lc} of ${games} games at look closer on its own. ` : '';
+      sentence = `${alone}${like}${lead}${a.hint ? ` Hint: ${str(a.hint)}.` : ''}`.trim();
     } else if (report?.assessment) {
       sentence = 'Too few analysed moves for an assessment.';
     } else {
@@ -192,7 +197,8 @@ export function renderPlayers(container, report, { sort = null, filter = '', lim
   }
   const shown = chosen.slice(0, Math.max(1, limit));
   const grid = h('div', { class: 'players-grid' });
-  for (const p of shown) grid.append(playerCard(p, report));
+  const levels = sideLevels(report);
+  for (const p of shown) grid.append(playerCard(p, report, levels.get((str(p.name) || '?').toLowerCase())));
   container.append(grid);
   if (shown.length < chosen.length || f) {
     const rest = chosen.length - shown.length;
@@ -227,11 +233,47 @@ export function renderPlayers(container, report, { sort = null, filter = '', lim
 }
 
 /**
+ * Each player's game sides by level (by lower-case name, as the core matches players):
+ * `{sides, unclear, 'look closer'}`, each game read on its own.
+ */
+function sideLevels(report) {
+  const by = new Map();
+  for (const g of arr(report?.games)) {
+    if (!g || g.error) continue;
+    for (const side of ['white', 'black']) {
+      const sd = obj(obj(g.sides)[side]);
+      const level = str(sd.assessment?.level);
+      if (!level) continue;
+      const key = (str(sd.player) || '?').toLowerCase();
+      const c = by.get(key) || { sides: 0, unclear: 0, 'look closer': 0 };
+      c.sides += 1;
+      if (level in c) c[level] += 1;
+      by.set(key, c);
+    }
+  }
+  return by;
+}
+
+/**
+ * A player of several games is read on all of them together; one assisted game among
+ * many can stay under the player's threshold, so the card also says how their games
+ * read each on its own (the games table has each one's flag).
+ */
+function byGame(p, c) {
+  if (!c || !isNum(p.games) || p.games < 2) return null;
+  const lc = c['look closer'];
+  const text = lc || c.unclear
+    ? `Game by game: ${lc} of ${p.games} games at look closer, ${c.unclear} unclear, each read on its own.`
+    : `Game by game: none of ${p.games} games above no concern.`;
+  return h('p', { class: lc ? 'by-game flagged' : 'by-game', text });
+}
+
+/**
  * The answer first: the assessment's level, probability, reasons (each with the range
  * clean humans show) and what would make it surer. The core wrote every word; this only
- * lays them out.
+ * lays them out, with how the player's games read one by one.
  */
-function assessmentBlock(p, report) {
+function assessmentBlock(p, report, levels) {
   const a = p.assessment && typeof p.assessment === 'object' ? p.assessment : null;
   const box = h('section', { class: 'assessment', 'aria-label': `Fair-play assessment of ${str(p.name) || '?'}` });
   if (!a) {
@@ -274,6 +316,8 @@ function assessmentBlock(p, report) {
     }
     box.append(list);
   }
+  const games = byGame(p, levels);
+  if (games) box.append(games);
   if (a.hint) box.append(h('p', { class: 'hint', text: `Hint: ${str(a.hint)}.` }));
   return box;
 }
@@ -281,7 +325,7 @@ function assessmentBlock(p, report) {
 /** A metric's label with its "what it means" button. */
 const label = infoLabel;
 
-function playerCard(p, report) {
+function playerCard(p, report, levels) {
   const card = h('article', { class: 'player-card' });
   const name = str(p.name) || '?';
   // The clean human ranges in the popovers are those of the player's rating band.
@@ -298,7 +342,7 @@ function playerCard(p, report) {
         text: isNum(p.rating) ? ` · rated ${Math.round(p.rating)}` : ' · no rating',
       })),
   );
-  card.append(assessmentBlock(p, report));
+  card.append(assessmentBlock(p, report, levels));
   const dl = h('dl', { class: 'stats' });
   fact(dl, label('Analysed moves', 'moves'), isNum(p.analysedPlies) ? String(p.analysedPlies) : DASH);
   const excl = Object.entries(obj(p.excluded)).filter(([, c]) => isNum(c) && c > 0);

@@ -2537,12 +2537,27 @@ fn assess_player(
         })
         .collect();
     // Engine games' clocks are never used (see `rows`).
+    let unclocked = |s: Signals| match kind {
+        Kind::TopEngine | Kind::WeakEngine => s.without(&CLOCK_SIGNALS),
+        _ => s,
+    };
+    // Each side read on its own, as the player's games are in the page and the CLI: a
+    // player with more of them at `look closer` than chance allows a clean one is there.
+    let levels: Vec<Level> = side_signals_of
+        .iter()
+        .filter_map(|s| model.assess(&unclocked(s.clone())).map(|x| x.level))
+        .collect();
+    let at_look_closer = levels.iter().filter(|l| **l == Level::LookCloser).count();
     let a = fairsight::fit::player_signals(p, &side_signals_of, calibration)
-        .map(|s| match kind {
-            Kind::TopEngine | Kind::WeakEngine => s.without(&CLOCK_SIGNALS),
-            _ => s,
-        })
-        .and_then(|s| model.assess(&s));
+        .map(unclocked)
+        .and_then(|s| model.assess(&s))
+        .map(|x| {
+            if p.games > 1 {
+                x.with_game_sides(at_look_closer, levels.len())
+            } else {
+                x
+            }
+        });
     let reasons = a.as_ref().map_or_else(Vec::new, |a| {
         a.reasons
             .iter()
