@@ -2354,10 +2354,18 @@ fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
         })
         .sum();
     assert_eq!((named.len(), games), (3, 7), "{real}");
-    // A player's threshold applies from 5 games: smaller pseudo-players are refused.
-    let out = eval("--player-games", "4");
+    // A player is read as one from 2 games (with a rating): pseudo-players of 2 are
+    // measured too, of 1 (a game side) refused.
+    let out = eval("--player-games", "2");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("per player of 2 games"),
+        "{}",
+        stdout(&out)
+    );
+    let out = eval("--player-games", "1");
     assert!(!out.status.success());
-    assert!(stderr(&out).contains("5 or more"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("2 or more"), "{}", stderr(&out));
 }
 
 /// `fairsight assess depth ARGS`, which must succeed: its output and the cells of the
