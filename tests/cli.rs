@@ -1880,6 +1880,9 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
         "{b}"
     );
     assert_eq!(b["sides"], band.len());
+    // With a band at 1% the model's clean side rate, against which a player's game sides
+    // each at `look closer` are weighed, is 1%; with none, 0.5%.
+    assert_eq!(banded["sideLookCloserRate"], 0.01);
     assert!(
         banded["source"]
             .as_str()
@@ -1902,6 +1905,7 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
     assert!(out.status.success(), "{}", stderr(&out));
     let mut one = read_json(&out_model);
     assert!(rated_variant(&one).get("lowerRated").is_none());
+    assert_eq!(one["sideLookCloserRate"], 0.005);
     let mut expected = shipped.clone();
     for m in [&mut one, &mut expected] {
         for v in m["variants"].as_array_mut().unwrap() {

@@ -324,13 +324,15 @@ impl Players {
                 [side] if a.games == 1 => Some(side.clone()),
                 sides => signals::player_signals(&player, sides, calibration),
             };
-            let assessed = signals.and_then(|s| model.assess(&s)).map(|x| {
-                if a.games > 1 {
-                    x.with_game_sides(a.sides_look_closer, a.sides_assessed)
-                } else {
-                    x
-                }
-            });
+            let assessed =
+                signals
+                    .and_then(|s| model.assess(&s))
+                    .map(|x| match model.side_look_closer_rate {
+                        Some(rate) if a.games > 1 => {
+                            x.with_game_sides(a.sides_look_closer, a.sides_assessed, rate)
+                        }
+                        _ => x,
+                    });
             if let Some(x) = &assessed {
                 player.stats.engine_score = Some(x.probability);
             }

@@ -1311,24 +1311,18 @@ pub struct Assessment {
     pub resembles: Option<String>,
 }
 
-/// The most often a clean game side reaches `look closer`, as the thresholds are set:
-/// above all but 0.5% of the clean sides a model never saw, and all but 1% for a rating
-/// band of its own ([`LowerRated`]); the larger, to be safe.
-pub const SIDE_LOOK_CLOSER_RATE: f64 = 0.01;
-
 /// The rate of clean players a player's `look closer` is held to.
 pub const PLAYER_LOOK_CLOSER_RATE: f64 = 0.001;
 
 /// The chance that `k` or more of `n` clean game sides reach `look closer`, each with
-/// chance [`SIDE_LOOK_CLOSER_RATE`] (the binomial tail; 1 for `k` = 0).
-pub fn clean_sides_tail(k: usize, n: usize) -> f64 {
+/// chance `p` (the binomial tail; 1 for `k` = 0).
+pub fn clean_sides_tail(k: usize, n: usize, p: f64) -> f64 {
     if k == 0 {
         return 1.0;
     }
     if k > n {
         return 0.0;
     }
-    let p = SIDE_LOOK_CLOSER_RATE;
     // ln of the first term, C(n, k) p^k (1 - p)^(n - k), then each next one by its ratio.
     let ln_choose: f64 = (1..=k).map(|i| ((n - k + i) as f64 / i as f64).ln()).sum();
     let mut term = (ln_choose + k as f64 * p.ln() + (n - k) as f64 * (1.0 - p).ln()).exp();
@@ -1347,21 +1341,28 @@ impl Assessment {
     /// A player of several games is read on all of them pooled, and one assisted game
     /// among many can stay under the player's threshold; so a player whose game sides,
     /// each read on its own, reach `look closer` more often than chance allows a clean
-    /// player ([`clean_sides_tail`] at most [`PLAYER_LOOK_CLOSER_RATE`]) is at `look
-    /// closer` too, with a hint that says why. `at_look_closer` of the player's
-    /// `assessed` sides are there; the probability stays the pooled one.
-    pub fn with_game_sides(mut self, at_look_closer: usize, assessed: usize) -> Assessment {
+    /// player ([`clean_sides_tail`] at `side_rate`, a model's
+    /// [`AssessmentModel::side_look_closer_rate`], at most [`PLAYER_LOOK_CLOSER_RATE`])
+    /// is at `look closer` too, with a hint that says why. `at_look_closer` of the
+    /// player's `assessed` sides are there; the probability stays the pooled one.
+    pub fn with_game_sides(
+        mut self,
+        at_look_closer: usize,
+        assessed: usize,
+        side_rate: f64,
+    ) -> Assessment {
         if assessed < 2
             || self.level == Level::LookCloser
-            || clean_sides_tail(at_look_closer, assessed) > PLAYER_LOOK_CLOSER_RATE
+            || clean_sides_tail(at_look_closer, assessed, side_rate) > PLAYER_LOOK_CLOSER_RATE
         {
             return self;
         }
         self.level = Level::LookCloser;
         self.hint = Some(format!(
-            "{at_look_closer} of their {assessed} games reach look closer on their own, \
-             which fewer than 1 clean player in 1,000 shows (a clean game side does in at most \
-             1 game in 100); read together they stay under the player's threshold"
+            "{at_look_closer} of their {assessed} games reach look closer on their own: a clean \
+             player does that less than once in 1,000 (a clean game, at most once in {}), \
+             though read together their games stay under the player's threshold",
+            thousands((1.0 / side_rate).round())
         ));
         self
     }
@@ -1397,6 +1398,15 @@ pub struct AssessmentModel {
     /// `zLateMatch` are computed (absent in models made before them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub late_reference: Option<LateReference>,
+    /// The most often a clean game side reaches `look closer`, as its thresholds were
+    /// set (above all but 0.5% of the clean sides it never saw; 1% with a rating band of
+    /// its own, [`LowerRated`]). With it, a player whose game sides reach `look closer`
+    /// more often than that allows a clean player is there too
+    /// ([`Assessment::with_game_sides`]); absent in models made before it (and in the
+    /// quick screen's, whose sides were measured at more), which leave players to their
+    /// pooled reading.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side_look_closer_rate: Option<f64>,
 }
 
 /// Why a model file cannot be used.
@@ -1776,7 +1786,7 @@ impl AssessmentModel {
 fn lower_rated_hint(b: &LowerRated, variant: f64) -> String {
     let one_in = (b.sides as f64 / b.at_variant.max(1) as f64).round();
     format!(
-        "clean players rated under {} reach a probability of {:.0}% in about 1 game in {one_in} (1 in 200 over all ratings), so for them look closer starts at {:.0}%: look at more of their games",
+        "clean players rated under {} reach a probability of {:.0}% or more in about 1 game in {one_in} (1 in 200 over all ratings), so for them look closer starts at {:.0}%: look at more of their games",
         thousands(b.below),
         variant * 100.0,
         b.look_closer * 100.0
@@ -2059,6 +2069,7 @@ mod tests {
                 },
             ],
             late_reference: None,
+            side_look_closer_rate: None,
         }
     }
 
@@ -2713,7 +2724,7 @@ mod tests {
 
     #[test]
     fn the_clean_sides_tail_is_the_binomial_tail_at_one_side_in_a_hundred() {
-        let p: f64 = SIDE_LOOK_CLOSER_RATE;
+        let p: f64 = 0.01;
         // By hand: C(n, k) p^k (1 - p)^(n - k) summed.
         let by_hand = |k: usize, n: usize| -> f64 {
             (k..=n)
@@ -2724,27 +2735,37 @@ mod tests {
                 .sum()
         };
         for (k, n) in [(1, 1), (2, 2), (2, 5), (3, 6), (3, 20), (4, 20), (5, 60)] {
-            let t = clean_sides_tail(k, n);
+            let t = clean_sides_tail(k, n, p);
             assert!(
                 (t - by_hand(k, n)).abs() <= 1e-12 * by_hand(k, n).max(1e-300),
                 "{k} {n}"
             );
         }
-        assert_eq!(clean_sides_tail(0, 7), 1.0);
-        assert_eq!(clean_sides_tail(3, 2), 0.0);
-        assert!((clean_sides_tail(1, 3) - (1.0 - 0.99_f64.powi(3))).abs() < 1e-15);
+        assert_eq!(clean_sides_tail(0, 7, p), 1.0);
+        assert_eq!(clean_sides_tail(3, 2, p), 0.0);
+        assert!((clean_sides_tail(1, 3, p) - (1.0 - 0.99_f64.powi(3))).abs() < 1e-15);
         // Thousands of games neither underflow nor go past 1.
-        let t = clean_sides_tail(10, 5000);
+        let t = clean_sides_tail(10, 5000, p);
         assert!(t > 0.99 && t <= 1.0, "{t}");
-        assert!(clean_sides_tail(200, 5000) < 1e-50);
+        assert!(clean_sides_tail(200, 5000, p) < 1e-50);
         // The fewest of n sides at `look closer` that put a player there.
         let fewest =
-            |n: usize| (1..=n).find(|&k| clean_sides_tail(k, n) <= PLAYER_LOOK_CLOSER_RATE);
+            |n: usize| (1..=n).find(|&k| clean_sides_tail(k, n, p) <= PLAYER_LOOK_CLOSER_RATE);
         assert_eq!(fewest(2), Some(2));
         assert_eq!(fewest(5), Some(2));
         assert_eq!(fewest(6), Some(3));
         assert_eq!(fewest(19), Some(3));
         assert_eq!(fewest(20), Some(4));
+        // At a rate of 1 in 200 two of seven do.
+        assert!(clean_sides_tail(2, 7, 0.005) <= PLAYER_LOOK_CLOSER_RATE);
+        assert!(clean_sides_tail(2, 7, p) > PLAYER_LOOK_CLOSER_RATE);
+        // The shipped model's thresholds were set at 1% for its band under 1,900; the
+        // quick screen's model has no such rate (its sides were measured at more).
+        let shipped = AssessmentModel::builtin().unwrap();
+        assert_eq!(shipped.side_look_closer_rate, Some(0.01));
+        let quick: AssessmentModel =
+            AssessmentModel::from_json(include_str!("../../models/quick-assessment.json")).unwrap();
+        assert_eq!(quick.side_look_closer_rate, None);
     }
 
     #[test]
@@ -2756,7 +2777,7 @@ mod tests {
         let pooled = m.assess(&s).unwrap();
         assert_eq!(pooled.level, Level::Unclear);
         // 2 of 5 sides there: a clean player shows that in about 1 in 1,000 (0.00098).
-        let a = pooled.clone().with_game_sides(2, 5);
+        let a = pooled.clone().with_game_sides(2, 5, 0.01);
         assert_eq!(a.level, Level::LookCloser);
         assert_eq!(
             a.probability, pooled.probability,
@@ -2766,31 +2787,31 @@ mod tests {
         assert_eq!(
             a.hint.as_deref(),
             Some(
-                "2 of their 5 games reach look closer on their own, which fewer than 1 clean \
-                 player in 1,000 shows (a clean game side does in at most 1 game in 100); read \
-                 together they stay under the player's threshold"
+                "2 of their 5 games reach look closer on their own: a clean player does that \
+                 less than once in 1,000 (a clean game, at most once in 100), though read \
+                 together their games stay under the player's threshold"
             )
         );
         // 1 of 5, or 2 of 6 (0.0015): chance allows it; nothing changes.
-        assert_eq!(pooled.clone().with_game_sides(1, 5), pooled);
-        assert_eq!(pooled.clone().with_game_sides(2, 6), pooled);
+        assert_eq!(pooled.clone().with_game_sides(1, 5, 0.01), pooled);
+        assert_eq!(pooled.clone().with_game_sides(2, 6, 0.01), pooled);
         assert_eq!(
-            pooled.clone().with_game_sides(3, 6).level,
+            pooled.clone().with_game_sides(3, 6, 0.01).level,
             Level::LookCloser
         );
         // One assessed side is that side's own reading, never raised.
-        assert_eq!(pooled.clone().with_game_sides(1, 1), pooled);
+        assert_eq!(pooled.clone().with_game_sides(1, 1, 0.01), pooled);
         // From no concern too; and a player already there keeps their own hint.
         let mut low = signals(&[("matchRate", 0.5), ("acpl", 40.0)], None);
         low.games = 3;
         let low = m.assess(&low).unwrap();
         assert_eq!(low.level, Level::NoConcern);
-        assert_eq!(low.with_game_sides(3, 3).level, Level::LookCloser);
+        assert_eq!(low.with_game_sides(3, 3, 0.01).level, Level::LookCloser);
         let mut high = signals(&[("matchRate", 0.9), ("zMm", 0.0)], Some(2300.0));
         high.games = 5;
         let high = m.assess(&high).unwrap();
         assert_eq!(high.level, Level::LookCloser);
-        assert_eq!(high.clone().with_game_sides(5, 5), high);
+        assert_eq!(high.clone().with_game_sides(5, 5, 0.01), high);
     }
 
     #[test]
@@ -2820,7 +2841,7 @@ mod tests {
                 assert_eq!(a.thresholds, (0.5, 0.95), "{rating}");
                 assert_eq!(
                     hint,
-                    "clean players rated under 1,900 reach a probability of 80% in about 1 game in 25 (1 in 200 over all ratings), so for them look closer starts at 95%: look at more of their games"
+                    "clean players rated under 1,900 reach a probability of 80% or more in about 1 game in 25 (1 in 200 over all ratings), so for them look closer starts at 95%: look at more of their games"
                 );
             } else {
                 assert_eq!(a.level, Level::LookCloser, "{rating}");

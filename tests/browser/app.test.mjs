@@ -1134,11 +1134,13 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
         const lv = levelsOf(n);
         const lc = lv.filter((l) => l === 'look closer').length;
         const uc = lv.filter((l) => l === 'unclear').length;
-        const want = p.games < 2 || !p.assessment
+        const parts = [lc ? `${lc} of ${p.games} at look closer` : null, uc ? (lc ? `${uc} unclear` : `${uc} of ${p.games} unclear`) : null].filter(Boolean);
+        const raisedHere = p.assessment?.level === 'look closer' && p.assessment.probability < p.assessment.thresholds[1];
+        const want = p.games < 2 || !p.assessment || raisedHere // a raised player's hint says it
           ? null
-          : lc || uc
-            ? `Game by game: ${lc} of ${p.games} games at look closer, ${uc} unclear, each read on its own.`
-            : `Game by game: none of ${p.games} games above no concern.`;
+          : parts.length
+            ? `Game by game: ${parts.join(', ')}.`
+            : `Game by game: none of ${p.games} above no concern.`;
         assert.equal(text, want, n);
         if (p.games > 1 && p.assessment && lc && p.assessment.level !== 'look closer') flaggedAlone += 1;
       }
@@ -1154,6 +1156,7 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
         const card = page.locator('.player-card', { has: page.locator(`h3:text-is("${p.name}")`) });
         assert.equal(await card.locator('.level-badge').textContent(), 'look closer');
         assert.equal(await card.locator('.assessment .hint').textContent(), `Hint: ${p.assessment.hint}.`);
+        assert.match(await card.locator('.assessment .sub').textContent(), /look closer from \d+%, or when enough of their games reach it on their own\.$/);
       }
       const meanings = await page.locator('#summary tbody tr').evaluateAll((rows) =>
         rows.map((r) => [r.querySelector('button.player-link').textContent, r.querySelector('td.meaning').textContent]));
@@ -1163,6 +1166,9 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
         const said = /^(\d+) of (\d+) games at look closer on its own\. /.exec(text);
         const want = p.assessment && p.assessment.level !== 'look closer' && p.games > 1 && lc ? [lc, p.games] : null;
         assert.deepEqual(said ? [Number(said[1]), Number(said[2])] : null, want, `${n}: ${text}`);
+        // A hint in the row only above no concern (there it is that more games would
+        // make it surer, true of nearly everyone).
+        assert.equal(text.includes('Hint: '), Boolean(p.assessment?.hint) && p.assessment.level !== 'no concern', `${n}: ${text}`);
       }
       // A label's "what it means" button stays on the line of the label's last word
       // (on a phone, "Most regular 14 moves" wrapped and left the ⓘ on a line of its own).

@@ -182,7 +182,7 @@ function gameHeader(game, white, black) {
   const meta = [];
   for (const t of ['Event', 'Site', 'Date', 'Round']) {
     const v = tag(game, t);
-    if (v && v !== '?' && !/^\?+(\.\?+)*$/.test(v)) meta.push(t === 'Round' ? `round ${v}` : v);
+    if (v && v !== '?' && v !== '-' && !/^\?+(\.\?+)*$/.test(v)) meta.push(t === 'Round' ? `round ${v}` : v);
   }
   const eco = tag(game, 'ECO');
   if (eco) meta.push(eco);

@@ -124,7 +124,10 @@ export function renderSummary(container, report, { sort = null, onSort, onPlayer
       // A game of theirs at look closer on its own, under a pooled level below it.
       const lc = games > 1 && a.level !== 'look closer' ? levels.get((str(p.name) || '?').toLowerCase())?.['look closer'] : 0;
       const alone = lc ? `${lc} of ${games} games at look closer on its own. ` : '';
-      sentence = `${alone}${like}${lead}${a.hint ? ` Hint: ${str(a.hint)}.` : ''}`.trim();
+      // The hint unless there is no concern (then it is only that more games would make
+      // it surer, true of nearly everyone: noise in a table).
+      const hint = a.hint && !human ? ` Hint: ${str(a.hint)}.` : '';
+      sentence = `${alone}${like}${lead}${hint}`.trim();
     } else if (report?.assessment) {
       sentence = 'Too few analysed moves for an assessment.';
     } else {
@@ -261,12 +264,21 @@ function sideLevels(report) {
  */
 function byGame(p, c) {
   if (!c || !isNum(p.games) || p.games < 2) return null;
+  const n = p.games;
   const lc = c['look closer'];
-  const text = lc || c.unclear
-    ? `Game by game: ${lc} of ${p.games} games at look closer, ${c.unclear} unclear, each read on its own.`
-    : `Game by game: none of ${p.games} games above no concern.`;
+  const uc = c.unclear;
+  const parts = [];
+  if (lc) parts.push(`${lc} of ${n} at look closer`);
+  if (uc) parts.push(lc ? `${uc} unclear` : `${uc} of ${n} unclear`);
+  const text = parts.length ? `Game by game: ${parts.join(', ')}.` : `Game by game: none of ${n} above no concern.`;
   return h('p', { class: lc ? 'by-game flagged' : 'by-game', text });
 }
+
+/**
+ * Whether a player's level was raised by their games each read on its own: `look
+ * closer` with a pooled probability under its threshold (the hint says why).
+ */
+const raisedByGames = (a) => a.level === 'look closer' && isNum(a.probability) && a.probability < arr(a.thresholds)[1];
 
 /**
  * The answer first: the assessment's level, probability, reasons (each with the range
@@ -298,7 +310,7 @@ function assessmentBlock(p, report, levels) {
       info('probability')),
     h('p', {
       class: 'sub',
-      text: `${a.moves} moves, ${str(a.basis)} model; unclear from ${pct(arr(a.thresholds)[0])}, look closer from ${pct(arr(a.thresholds)[1])}.`,
+      text: `${a.moves} moves, ${str(a.basis)} model; unclear from ${pct(arr(a.thresholds)[0])}, look closer from ${pct(arr(a.thresholds)[1])}${raisedByGames(a) ? ', or when enough of their games reach it on their own' : ''}.`,
     }),
   );
   if (a.resembles) box.append(h('p', { class: 'resembles', text: `Most like ${str(a.resembles)}.` }));
@@ -316,7 +328,8 @@ function assessmentBlock(p, report, levels) {
     }
     box.append(list);
   }
-  const games = byGame(p, levels);
+  // Unless the hint already says how their games read.
+  const games = raisedByGames(a) ? null : byGame(p, levels);
   if (games) box.append(games);
   if (a.hint) box.append(h('p', { class: 'hint', text: `Hint: ${str(a.hint)}.` }));
   return box;

@@ -407,6 +407,10 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
             b
         });
     }
+    // How often a clean side may reach `look closer` at these thresholds: what a player's
+    // game sides, each read on its own, are weighed against.
+    let band = model.variants.iter().any(|v| v.lower_rated.is_some());
+    model.side_look_closer_rate = Some(if band { BAND_RATE } else { SIDE_RATE });
     let before: Vec<f64> = model
         .variants
         .iter()
@@ -486,12 +490,18 @@ fn unseen_by(fitted: &Manifest, split: Split, id: &str) -> bool {
     }
 }
 
+/// The share of the clean sides a model never saw that its side threshold lets through
+/// ([`side_thresholds`]), and a rating band's ([`lower_rated`]): the model's
+/// `sideLookCloserRate` is the larger of those it uses.
+const SIDE_RATE: f64 = 0.005;
+const BAND_RATE: f64 = 0.01;
+
 /// The fit's rule for a kind of input's side thresholds, from its clean human sides'
 /// probabilities (sorted): `unclear` at their 90th percentile, `look closer` above all but
 /// 0.5% of them and never below 0.5 (the test split's rate is then measured by `assess
 /// eval`); `unclear` never above `look closer`.
 fn side_thresholds(humans: &[f64]) -> (f64, f64) {
-    let allowed = (humans.len() as f64 * 0.005).floor() as usize;
+    let allowed = (humans.len() as f64 * SIDE_RATE).floor() as usize;
     let above = humans[humans.len() - 1 - allowed.min(humans.len() - 1)];
     let look_closer = (above + 1e-9).clamp(0.5, 0.999);
     (percentile(humans, 0.90).min(look_closer), look_closer)
@@ -502,7 +512,7 @@ fn side_thresholds(humans: &[f64]) -> (f64, f64) {
 /// at their 90th percentile, never above it; with `variant`, the variant's own `look
 /// closer`, to count the sides that reach it.
 fn lower_rated(humans: &[f64], below: f64, variant: f64) -> LowerRated {
-    let allowed = humans.len() / 100;
+    let allowed = humans.len() / 100; // BAND_RATE
     let look_closer = (humans[humans.len() - 1 - allowed] + 1e-9).clamp(0.5, 0.999);
     LowerRated {
         below,
@@ -1287,6 +1297,7 @@ fn fit(a: FitArgs) -> Result<()> {
         variants,
         ranges,
         late_reference,
+        side_look_closer_rate: Some(SIDE_RATE),
     };
     card.push('\n');
     let validation = load_records(&a.corpus, &[], None, Some(Split::Validation))?;
@@ -2552,12 +2563,9 @@ fn assess_player(
     let a = fairsight::fit::player_signals(p, &side_signals_of, calibration)
         .map(unclocked)
         .and_then(|s| model.assess(&s))
-        .map(|x| {
-            if p.games > 1 {
-                x.with_game_sides(at_look_closer, levels.len())
-            } else {
-                x
-            }
+        .map(|x| match model.side_look_closer_rate {
+            Some(rate) if p.games > 1 => x.with_game_sides(at_look_closer, levels.len(), rate),
+            _ => x,
         });
     let reasons = a.as_ref().map_or_else(Vec::new, |a| {
         a.reasons
@@ -4279,6 +4287,7 @@ mod tests {
             variants,
             ranges,
             late_reference: None,
+            side_look_closer_rate: None,
         }
     }
 
