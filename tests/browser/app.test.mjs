@@ -1121,6 +1121,21 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
         cardRatings,
         cardRatings.map(([n]) => [n, typeof byName.get(n)?.rating === 'number' ? ` · rated ${Math.round(byName.get(n).rating)}` : ' · no rating']),
       );
+      // The card says in words which model read it, and gives the engine score (the
+      // assessment's probability) as the percentage it shows above.
+      const subs = await page.locator('.player-card').evaluateAll((cards) =>
+        cards.filter((c) => c.querySelector('.level-badge')).map((c) => [
+          c.querySelector('h3').textContent,
+          c.querySelector('.assessment .sub').textContent,
+          c.querySelector('.score-value').textContent,
+        ]));
+      assert.ok(subs.length > 0);
+      for (const [n, sub, score] of subs) {
+        const a = byName.get(n).assessment;
+        const [rated, clocks] = a.basis.split(', ');
+        assert.ok(sub.startsWith(`${a.moves} moves, the model for ${rated} games ${clocks === 'clocks' ? 'with' : 'without'} clocks; `), `${n}: ${sub}`);
+        assert.equal(score, `${Math.round(a.probability * 100)}%`, n);
+      }
       // A player of several games: how their games read each on its own, in the card
       // and, when one is at look closer, in the summary's words (one assisted game among
       // several can stay under the player's threshold).

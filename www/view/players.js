@@ -275,6 +275,15 @@ function byGame(p, c) {
 }
 
 /**
+ * Which model read it, in words: the core's basis "rated, no clocks" is the model for
+ * "rated games without clocks" (anything else is shown as it is).
+ */
+function basisWords(basis) {
+  const m = /^(rated|unrated), (no clocks|clocks)$/.exec(str(basis));
+  return m ? `${m[1]} games ${m[2] === 'clocks' ? 'with' : 'without'} clocks` : str(basis);
+}
+
+/**
  * Whether a player's level was raised by their games each read on its own: `look
  * closer` with a pooled probability under its threshold (the hint says why).
  */
@@ -310,7 +319,7 @@ function assessmentBlock(p, report, levels) {
       info('probability')),
     h('p', {
       class: 'sub',
-      text: `${a.moves} moves, ${str(a.basis)} model; unclear from ${pct(arr(a.thresholds)[0])}, look closer from ${pct(arr(a.thresholds)[1])}${raisedByGames(a) ? ', or when enough of their games reach it on their own' : ''}.`,
+      text: `${a.moves} moves, the model for ${basisWords(a.basis)}; unclear from ${pct(arr(a.thresholds)[0])}, look closer from ${pct(arr(a.thresholds)[1])}${raisedByGames(a) ? ', or when enough of their games reach it on their own' : ''}.`,
     }),
   );
   if (a.resembles) box.append(h('p', { class: 'resembles', text: `Most like ${str(a.resembles)}.` }));
@@ -395,7 +404,8 @@ function playerCard(p, report, levels) {
       // The classifier's range only where the score is the classifier's.
       report?.classifier && !report?.assessment ? rated : { ...rated, signals: [] },
     ),
-    scoreBar(p.engineScore),
+    // With an assessment the engine score is its probability: a percentage, as above.
+    scoreBar(p.engineScore, Boolean(report?.assessment)),
     'wide',
   );
   card.append(dl);
@@ -568,7 +578,7 @@ function notYet(v) {
   return v === null || v === undefined ? h('span', { class: 'not-yet', text: 'not computed yet' }) : str(v);
 }
 
-function scoreBar(v) {
+function scoreBar(v, percent = false) {
   if (!isNum(v)) return DASH;
   const f = Math.max(0, Math.min(1, v));
   const bar = s(
@@ -577,5 +587,5 @@ function scoreBar(v) {
     s('rect', { class: 'sb-bg', x: 0, y: 0, width: 100, height: 10, rx: 2 }),
     s('rect', { class: 'sb-fill', x: 0, y: 0, width: (f * 100).toFixed(1), height: 10, rx: 2 }),
   );
-  return h('span', { class: 'score-bar-box' }, bar, h('span', { class: 'score-value', text: v.toFixed(2) }));
+  return h('span', { class: 'score-bar-box' }, bar, h('span', { class: 'score-value', text: percent ? pct(v) : v.toFixed(2) }));
 }
