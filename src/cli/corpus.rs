@@ -1625,9 +1625,10 @@ mod tests {
             let said = format!("game by game: {alone} of {} games at look closer", p.games);
             assert_eq!(table.contains(&said), alone > 0, "{}: {table}", p.name);
         }
-        // Each player's line names the rating the assessment reads against.
+        // Each player's line names the rating the assessment reads against, and the model
+        // that read it in words.
         for p in &report.players {
-            if p.assessment.is_some() {
+            if let Some(a) = &p.assessment {
                 let r = p
                     .rating
                     .map_or("no rating".to_owned(), |r| format!("rated {r:.0}"));
@@ -1636,8 +1637,17 @@ mod tests {
                     "{}: {table}",
                     p.name
                 );
+                let model = match a.basis.as_str() {
+                    "rated, no clocks" => "the model for rated games without clocks;",
+                    "unrated, no clocks" => "the model for unrated games without clocks;",
+                    "rated, clocks" => "the model for rated games with clocks;",
+                    "unrated, clocks" => "the model for unrated games with clocks;",
+                    other => panic!("a basis the table does not put in words: {other}"),
+                };
+                assert!(table.contains(model), "{}: {table}", p.name);
             }
         }
+        assert!(!table.contains("clocks model"), "{table}");
         // A streamed run keeps no games: the sides it flagged as its games finished give
         // the same table.
         let sides: Vec<_> = report

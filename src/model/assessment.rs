@@ -1125,7 +1125,7 @@ pub struct HumanRange {
     pub sides: usize,
 }
 
-/// A [`HumanRange`] in words: the band (`"all"`, `"1600–2000"`, `"2400+"`) and the 5th
+/// A [`HumanRange`] in words: the band (`"all"`, `"1,600–2,000"`, `"2,400+"`) and the 5th
 /// percentile, median and 95th percentile formatted as the reasons write the signal.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -1807,11 +1807,11 @@ fn band_name(h: &HumanRange) -> String {
     if h.hi == 0 {
         "all".to_owned()
     } else if h.lo == 0 {
-        format!("under {}", h.hi)
+        format!("under {}", thousands(h.hi as f64))
     } else if h.hi >= 4000 {
-        format!("{}+", h.lo)
+        format!("{}+", thousands(h.lo as f64))
     } else {
-        format!("{}–{}", h.lo, h.hi)
+        format!("{}–{}", thousands(h.lo as f64), thousands(h.hi as f64))
     }
 }
 
@@ -2921,7 +2921,7 @@ mod tests {
             .unwrap();
         assert_eq!(c.basis, "rated, no clocks");
         let r = c.reasons.iter().find(|r| r.signal == "matchRate").unwrap();
-        assert_eq!(r.band, "2000–2400");
+        assert_eq!(r.band, "2,000–2,400");
         assert_eq!(r.human, Some((0.4, 0.75)));
         // z = -2 + 2.4 + 1 = 1.4: p = 0.80 → look closer for a side, unclear for a player
         // with 5 games.
@@ -2938,7 +2938,7 @@ mod tests {
     fn a_range_in_words_is_the_band_of_the_rating_else_all_sides() {
         let m = model();
         let r = m.range_words("matchRate", Some(2100.0)).expect("a range");
-        assert_eq!(r.band, "2000–2400");
+        assert_eq!(r.band, "2,000–2,400");
         assert_eq!(
             (r.low.as_str(), r.median.as_str(), r.high.as_str(), r.sides),
             ("40%", "55%", "75%", 50)

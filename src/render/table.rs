@@ -8,6 +8,17 @@ use crate::{
     report::{GameReport, Report},
 };
 
+/// Which model read it, in words: the core's basis `"rated, no clocks"` is the model for
+/// "rated games without clocks" (anything else as it is).
+fn basis_words(basis: &str) -> String {
+    let (rated, clocks) = basis.split_once(", ").unwrap_or((basis, ""));
+    match clocks {
+        "clocks" => format!("{rated} games with clocks"),
+        "no clocks" => format!("{rated} games without clocks"),
+        _ => basis.to_owned(),
+    }
+}
+
 /// The most game sides at `look closer` the table lists; the rest are counted.
 const MOST_FLAGGED: usize = 50;
 
@@ -114,13 +125,13 @@ fn assessment_lines(report: &Report, flagged: &[FlaggedSide]) -> String {
             .map_or("no rating".to_owned(), |r| format!("rated {r:.0}"));
         out.push_str(&format!(
             "  {}: {} (probability of engine assistance {:.0}%; {} game(s), {rating}, {} moves, \
-             {} model; unclear from {:.0}%, look closer from {:.0}%)\n",
+             the model for {}; unclear from {:.0}%, look closer from {:.0}%)\n",
             p.name,
             a.level.name().to_uppercase(),
             a.probability * 100.0,
             p.games,
             a.moves,
-            a.basis,
+            basis_words(&a.basis),
             a.thresholds.0 * 100.0,
             a.thresholds.1 * 100.0
         ));

@@ -979,6 +979,15 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
         );
       }
 
+      // The engine score as a percentage, as everywhere else on the page.
+      for (let i = 0; i < report.games.length; i++) {
+        assert.deepEqual(
+          await rows.nth(i).locator('td[data-label$=" engine"]').allTextContents(),
+          ['white', 'black'].map((s) => `${(report.games[i].sides[s].engineScore * 100).toFixed(0)}%`),
+        );
+      }
+      assert.match(await page.getAttribute('#games th abbr[title^="Engine score"]', 'title'), /^Engine score \(%\): probability of engine assistance/);
+
       // Sorting by White's engine score: highest first, then lowest first.
       await page.click('#games button[data-sort="white.engine"]');
       assert.deepEqual(await sorted(page), [['white.engine', 'descending']], 'one column carries aria-sort');

@@ -59,7 +59,7 @@ export const METRICS = {
   },
   engineScore: {
     name: 'Engine score',
-    text: 'How engine-like the play is, 0 to 1: the probability of engine assistance when the assessment applies, else the move classifier\'s mean probability that an engine chose each good move, else top-move match × accuracy (the settings say which).',
+    text: 'How engine-like the play is, 0 to 100%: the probability of engine assistance when the assessment applies, else the move classifier\'s mean probability that an engine chose each good move, else top-move match × accuracy (the settings say which).',
     signals: [['classifier', "the classifier's mean probability"]],
   },
   flag: {

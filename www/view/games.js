@@ -39,7 +39,7 @@ const FLAG_COL = ['flag', 'Flag', 'Fair-play flag: the assessment of this side',
 
 // Per side, after the result: [key, label, long label, cell text, sort value].
 const SIDE_COLS = [
-  ['engine', 'Engine', 'Engine score (0 to 1)', (sd) => num(sd.engineScore, 2), (sd) => sd.engineScore],
+  ['engine', 'Engine', 'Engine score (%)', (sd) => pct(sd.engineScore), (sd) => sd.engineScore],
   ['accuracy', 'Accuracy', 'Accuracy (%)', (sd) => num(sd.accuracy), (sd) => sd.accuracy],
   ['acpl', 'ACPL', 'Average centipawn loss', (sd) => num(sd.acpl), (sd) => sd.acpl],
   ['match', 'Match', 'Top-move match rate', (sd) => pct(sd.matchRate), (sd) => sd.matchRate],
