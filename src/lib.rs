@@ -114,7 +114,7 @@ pub mod fit {
     pub use crate::analysis::players_without_fits;
     pub use crate::analysis::signals::{
         assessment_probabilities, classifier_probabilities, late_plies, player_signals,
-        side_late_cells, side_position_loss, side_signals, tag_rating,
+        side_late_cells, side_move_cells, side_position_loss, side_signals, tag_rating,
     };
     pub use crate::model::assessment::{
         CLOCK_SIGNALS, ENGINE_DIRECTION, Expert, GAME_SIDE_ONLY, HumanRange, LateOdds,

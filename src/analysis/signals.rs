@@ -72,19 +72,30 @@ pub fn side_signals(
     signals.set_late(side_late(game, side));
     signals.set_top_lines(side_top_lines(game, side));
     signals.position = side_position_loss(game, side);
-    signals.late_cells = side_late_cells(game, side);
+    let cells = side_move_cells(game, side);
+    signals.late_cells = LateOdds::counts(cells[cells.len() / 2..].iter().map(|(_, c)| *c));
+    signals.move_cells = cells.iter().map(|(_, c)| *c).collect();
     Some(signals)
 }
 
 /// The later half of a side's moves ([`side_late`]'s) by kind of move ([`LateOdds::cell`]).
 pub fn side_late_cells(game: &GameReport, side: Side) -> Vec<u32> {
-    let moves: Vec<(f64, Option<u32>, bool)> = late_plies(game, side)
+    let cells = side_move_cells(game, side);
+    LateOdds::counts(cells[cells.len() / 2..].iter().map(|(_, c)| *c))
+}
+
+/// Every move the later-half signals read ([`late_plies`], with a win-% loss), in order:
+/// its ply and its kind ([`LateOdds::cell`]).
+pub fn side_move_cells(game: &GameReport, side: Side) -> Vec<(u32, u8)> {
+    late_plies(game, side)
         .filter_map(|p| {
             let f = &p.features;
-            Some((f.win_loss?, f.rank, f.seen_at.is_some()))
+            Some((
+                p.ply,
+                LateOdds::cell(f.win_loss?, f.rank, f.seen_at.is_some()) as u8,
+            ))
         })
-        .collect();
-    LateOdds::cells_of(moves[moves.len() / 2..].iter().copied())
+        .collect()
 }
 
 /// The moves the later-half signals read: a side's searched moves that the accuracy

@@ -32,7 +32,7 @@ use crate::{
 };
 
 /// The signals, by name, in vector order.
-pub const SIGNALS: [&str; 25] = [
+pub const SIGNALS: [&str; 27] = [
     "classifier",
     "positiveRate",
     "acpl",
@@ -58,6 +58,8 @@ pub const SIGNALS: [&str; 25] = [
     "zSeenLines",
     "zPositionLoss",
     "lateOdds",
+    "switchOdds",
+    "switchOddsAll",
 ];
 
 /// Which way each signal points to engine play: +1 where a higher value is more
@@ -66,7 +68,7 @@ pub const SIGNALS: [&str; 25] = [
 /// fixed direction (an engine user may move evenly or erratically) and are not listed.
 /// The fit keeps an expert's logistic weights in these directions, so that every reason
 /// moves the probability the way its value reads.
-pub const ENGINE_DIRECTION: [(&str, f64); 21] = [
+pub const ENGINE_DIRECTION: [(&str, f64); 23] = [
     ("classifier", 1.0),
     ("positiveRate", 1.0),
     ("acpl", -1.0),
@@ -88,6 +90,8 @@ pub const ENGINE_DIRECTION: [(&str, f64); 21] = [
     ("zSeenLines", 1.0),
     ("zPositionLoss", -1.0),
     ("lateOdds", 1.0),
+    ("switchOdds", 1.0),
+    ("switchOddsAll", 1.0),
 ];
 
 /// A signal's engine direction ([`ENGINE_DIRECTION`]), `None` for the clock signals.
@@ -99,7 +103,7 @@ pub fn engine_direction(signal: &str) -> Option<f64> {
 }
 
 /// Signals that need a rating.
-pub const RATED_SIGNALS: [&str; 9] = [
+pub const RATED_SIGNALS: [&str; 10] = [
     "zMm",
     "zEv",
     "zAsd",
@@ -109,6 +113,7 @@ pub const RATED_SIGNALS: [&str; 9] = [
     "zSeenLines",
     "zPositionLoss",
     "lateOdds",
+    "switchOdds",
 ];
 /// Signals that need clocks.
 pub const CLOCK_SIGNALS: [&str; 4] = ["timeCv", "windowCv", "fastShare", "difficultyCorrelation"];
@@ -144,6 +149,10 @@ pub struct Signals {
     /// The later half's moves by kind of move ([`LateOdds::cell`]; empty for a player's
     /// pooled games), from which `lateOdds` is computed against the rating.
     pub late_cells: Vec<u32>,
+    /// Every move the later-half signals read, in order, by kind ([`LateOdds::cell`];
+    /// empty for a player's pooled games), from which `switchOdds` is computed against the
+    /// rating.
+    pub move_cells: Vec<u8>,
 }
 
 /// Regan's z-scores, in [`Signals::regan`] order.
@@ -164,6 +173,7 @@ impl Signals {
             regan: ([None; 3], 0),
             position: PositionLoss::default(),
             late_cells: Vec::new(),
+            move_cells: Vec::new(),
         }
     }
 
@@ -200,6 +210,14 @@ impl Signals {
     /// the z-scores come from, so applying it twice changes nothing.
     pub fn with_late_z(&self, reference: &LateReference) -> Signals {
         let mut s = self.clone();
+        // Against every clean human whatever their rating: with a rating or without.
+        if let Some(odds) = reference
+            .switch_odds_all
+            .as_ref()
+            .filter(|_| self.games == 1)
+        {
+            s.set("switchOddsAll", clip(odds.switch_in(&self.move_cells, 0)));
+        }
         let Some(rating) = s.rating else {
             return s;
         };
@@ -241,6 +259,9 @@ impl Signals {
         // half, whose odds a sum over the games would not weigh as one side's.
         if let Some(odds) = reference.late_odds.as_ref().filter(|_| self.games == 1) {
             raw.push(("lateOdds", odds.value(&self.late_cells, rating), 1));
+        }
+        if let Some(odds) = reference.switch_odds.as_ref().filter(|_| self.games == 1) {
+            raw.push(("switchOdds", odds.switch(&self.move_cells, rating), 1));
         }
         if reference.bias.is_some() || !reference.player_effects.is_empty() {
             for (i, name) in REGAN_SIGNALS.iter().enumerate() {
@@ -431,6 +452,15 @@ pub struct LateReference {
     /// the later half, for `lateOdds` (absent in models fitted before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub late_odds: Option<LateOdds>,
+    /// How often clean humans of each rating band make each kind of move in a whole game,
+    /// and an engine after a player switched to it, for `switchOdds` (absent in models
+    /// fitted before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switch_odds: Option<LateOdds>,
+    /// The same with every clean human in one band whatever their rating, for
+    /// `switchOddsAll`, which needs no rating (absent in models fitted before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switch_odds_all: Option<LateOdds>,
     /// How far clean humans of each rating band sit from zero in every z-score against
     /// the rating, taken off before a model reads them (absent in models fitted before
     /// it).
@@ -691,6 +721,8 @@ impl LateReference {
             position_loss: tables.0,
             position_loss_clocks: tables.1,
             late_odds: None,
+            switch_odds: None,
+            switch_odds_all: None,
             bias: None,
             player_effects: Vec::new(),
         })
@@ -929,6 +961,15 @@ impl LateOdds {
         Self::fit_from(humans, engines, Self::MIN_MOVES)
     }
 
+    /// [`LateOdds::fit`] with every human in one band (the first), whatever their rating:
+    /// a table for input without one.
+    pub fn fit_one_band(humans: &[&[u32]], engines: &[&[u32]]) -> Option<LateOdds> {
+        let all: Vec<(f64, &[u32])> = humans.iter().map(|c| (f64::NAN, *c)).collect();
+        let mut odds = Self::fit(&all, engines)?;
+        odds.human.truncate(1);
+        Some(odds)
+    }
+
     /// [`LateOdds::fit`] with another fewest moves of each kind (a study's small slice).
     pub fn fit_from(
         humans: &[(f64, &[u32])],
@@ -983,11 +1024,59 @@ impl LateOdds {
     /// A side's later-half moves, each `(win-% loss, rank, seen at some depth)`, counted by
     /// cell.
     pub fn cells_of(moves: impl IntoIterator<Item = (f64, Option<u32>, bool)>) -> Vec<u32> {
+        Self::counts(
+            moves
+                .into_iter()
+                .map(|(loss, rank, seen)| Self::cell(loss, rank, seen) as u8),
+        )
+    }
+
+    /// Moves given by cell, counted by cell.
+    pub fn counts(cells: impl IntoIterator<Item = u8>) -> Vec<u32> {
         let mut out = vec![0; Self::CELLS];
-        for (loss, rank, seen) in moves {
-            out[Self::cell(loss, rank, seen)] += 1;
+        for c in cells {
+            if let Some(n) = out.get_mut(c as usize) {
+                *n += 1;
+            }
         }
         out
+    }
+
+    /// The fewest moves of the run `switchOdds` reads from its start to the end of the
+    /// game (a side with fewer is read whole): chosen on the validation split among 8-20.
+    pub const MIN_RUN: usize = 12;
+
+    /// `switchOdds` of a side's moves in order (`cells`, [`LateOdds::cell`]) against
+    /// `rating`: each move's log of how much more often engines make such a move than
+    /// clean humans of the rating do, summed from a move to the end of the game and divided
+    /// by the square root of the moves summed; the largest over every start that leaves
+    /// [`LateOdds::MIN_RUN`] moves or more (the first move only, with fewer). A player who
+    /// switches to an engine at some move plays like one from there on, wherever that move
+    /// is; `lateOdds` reads a fixed later half. `None` without moves.
+    pub fn switch(&self, cells: &[u8], rating: f64) -> Option<f64> {
+        self.switch_in(cells, Self::band(rating))
+    }
+
+    /// [`LateOdds::switch`] against the clean humans of a band by its index (0 for a table
+    /// fitted with every human in one band, [`LateOdds::fit_one_band`]).
+    pub fn switch_in(&self, cells: &[u8], band: usize) -> Option<f64> {
+        let human = self.human.get(band)?;
+        let mut odds = Vec::with_capacity(cells.len());
+        for c in cells {
+            let c = *c as usize;
+            odds.push(self.engine.get(c)? - human.get(c)?);
+        }
+        let n = odds.len();
+        let last_start = n.saturating_sub(Self::MIN_RUN);
+        let (mut sum, mut best) = (0.0, None::<f64>);
+        for (k, o) in odds.iter().enumerate().rev() {
+            sum += o;
+            if k <= last_start {
+                let v = sum / libm::sqrt((n - k) as f64);
+                best = Some(best.map_or(v, |b| b.max(v)));
+            }
+        }
+        best
     }
 }
 
@@ -1234,7 +1323,13 @@ pub struct Expert {
 
 /// Signals read for a game side only, never for a player's pooled games (see
 /// [`Signals::with_late_z`]).
-pub const GAME_SIDE_ONLY: [&str; 3] = ["zPositionLoss", "zSeenLines", "lateOdds"];
+pub const GAME_SIDE_ONLY: [&str; 5] = [
+    "zPositionLoss",
+    "zSeenLines",
+    "lateOdds",
+    "switchOdds",
+    "switchOddsAll",
+];
 
 impl Expert {
     /// Reads its z as `(z − offset) / scale` from now on (how the fit weighs it against the
@@ -1889,6 +1984,14 @@ pub fn describe(signal: &str, value: f64) -> (&'static str, String) {
             "how much likelier the later half's moves are from an engine than from a player of the rating (log-odds per √move)",
             format!("{value:+.1}"),
         ),
+        "switchOdds" => (
+            "how much likelier the moves from some point to the end are from an engine than from a player of the rating (log-odds per √move, at the most engine-like point)",
+            format!("{value:+.1}"),
+        ),
+        "switchOddsAll" => (
+            "how much likelier the moves from some point to the end are from an engine than from a human (log-odds per √move, at the most engine-like point)",
+            format!("{value:+.1}"),
+        ),
         _ => ("signal", format!("{value}")),
     }
 }
@@ -2457,6 +2560,8 @@ mod tests {
             position_loss: None,
             position_loss_clocks: None,
             late_odds: None,
+            switch_odds: None,
+            switch_odds_all: None,
             bias: None,
             player_effects: Vec::new(),
         }
@@ -2540,6 +2645,8 @@ mod tests {
         assert_eq!(unrated.with_late_z(&r).get("lateOdds"), None);
         let old = LateReference {
             late_odds: None,
+            switch_odds: None,
+            switch_odds_all: None,
             ..r.clone()
         };
         assert_eq!(s.with_late_z(&old).get("lateOdds"), None);
@@ -2549,6 +2656,88 @@ mod tests {
         assert_eq!(engine_direction("lateOdds"), Some(1.0));
         assert!(GAME_SIDE_ONLY.contains(&"lateOdds") && RATED_SIGNALS.contains(&"lateOdds"));
         assert!(describe("lateOdds", 2.0).0.contains("engine"));
+    }
+
+    #[test]
+    fn the_switch_odds_read_the_most_engine_like_run_to_the_end_of_the_game() {
+        // Humans rated 1,400 play the first line half the time and blunder half the time;
+        // engines play the first line 90% of the time.
+        let (best, blunder) = (
+            LateOdds::cell(0.0, Some(1), true) as u8,
+            LateOdds::cell(30.0, None, false) as u8,
+        );
+        let human = LateOdds::counts([best, blunder].repeat(500));
+        let engine = LateOdds::counts(
+            std::iter::repeat_n(best, 900).chain(std::iter::repeat_n(blunder, 100)),
+        );
+        let odds =
+            LateOdds::fit(&[(1400.0, human.as_slice())], &[engine.as_slice()]).expect("a table");
+        let l = |c: u8| odds.engine[c as usize] - odds.human[LateOdds::band(1400.0)][c as usize];
+        let (b, x) = (l(best), l(blunder));
+        assert!(b > 0.0 && x < 0.0);
+        // 20 human moves (alternately a best move and a blunder), then a switch: 16 best
+        // moves. The run from the switch reads 16·b/4; the whole game less.
+        let mut game: Vec<u8> = [best, blunder].repeat(10);
+        game.extend(std::iter::repeat_n(best, 16));
+        let read = odds.switch(&game, 1400.0).unwrap();
+        assert!((read - 16.0 * b / 4.0).abs() < 1e-9, "{read} {}", 4.0 * b);
+        let whole = (26.0 * b + 10.0 * x) / 36f64.sqrt();
+        assert!(read > whole + 1.0, "{read} {whole}");
+        // A shorter engine run than the fewest moves read: the run of the last 12 moves.
+        let mut late: Vec<u8> = [best, blunder].repeat(12);
+        late.extend(std::iter::repeat_n(best, 6));
+        let want = (9.0 * b + 3.0 * x) / 12f64.sqrt();
+        let read = odds.switch(&late, 1400.0).unwrap();
+        assert!((read - want).abs() < 1e-9, "{read} {want}");
+        // Fewer moves than the fewest: the whole side, once.
+        let short = [best, best, blunder];
+        let read = odds.switch(&short, 1400.0).unwrap();
+        assert!((read - (2.0 * b + x) / 3f64.sqrt()).abs() < 1e-9);
+        assert_eq!(odds.switch(&[], 1400.0), None);
+        // A human's alternation reads under zero wherever it starts.
+        assert!(odds.switch(&[best, blunder].repeat(20), 1400.0).unwrap() < 0.0);
+        // Through the signals: a rated game side reads it; a player's pooled games, an
+        // unrated side and a model fitted before it do not.
+        let r = LateReference {
+            switch_odds: Some(odds.clone()),
+            ..flat_reference()
+        };
+        let mut s = signals(&[("lateLoss", 4.0), ("lateMatch", 0.5)], Some(1400.0));
+        s.move_cells = game.clone();
+        assert_eq!(
+            s.with_late_z(&r).get("switchOdds"),
+            Some((16.0 * b / 4.0).clamp(-8.0, 8.0))
+        );
+        let mut pooled = s.clone();
+        pooled.games = 3;
+        assert_eq!(pooled.with_late_z(&r).get("switchOdds"), None);
+        let mut unrated = s.clone();
+        unrated.rating = None;
+        assert_eq!(unrated.with_late_z(&r).get("switchOdds"), None);
+        assert_eq!(s.with_late_z(&flat_reference()).get("switchOdds"), None);
+        // Against every clean human whatever their rating (one band): with a rating and
+        // without one, never for a player's pooled games.
+        let all = LateOdds::fit_one_band(&[human.as_slice()], &[engine.as_slice()]).unwrap();
+        assert_eq!(all.human.len(), 1);
+        assert_eq!(all.switch_in(&game, 0), odds.switch(&game, 1400.0));
+        let r = LateReference {
+            switch_odds_all: Some(all),
+            ..r
+        };
+        let want = Some((16.0 * b / 4.0).clamp(-8.0, 8.0));
+        assert_eq!(s.with_late_z(&r).get("switchOddsAll"), want);
+        assert_eq!(unrated.with_late_z(&r).get("switchOddsAll"), want);
+        assert_eq!(unrated.with_late_z(&r).get("switchOdds"), None);
+        assert_eq!(pooled.with_late_z(&r).get("switchOddsAll"), None);
+        assert!(
+            GAME_SIDE_ONLY.contains(&"switchOddsAll") && !RATED_SIGNALS.contains(&"switchOddsAll")
+        );
+        let back: LateReference =
+            serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+        assert_eq!(back, r);
+        assert_eq!(engine_direction("switchOdds"), Some(1.0));
+        assert!(GAME_SIDE_ONLY.contains(&"switchOdds") && RATED_SIGNALS.contains(&"switchOdds"));
+        assert!(describe("switchOdds", 2.0).0.contains("engine"));
     }
 
     #[test]
@@ -2591,6 +2780,8 @@ mod tests {
             position_loss: None,
             position_loss_clocks: None,
             late_odds: None,
+            switch_odds: None,
+            switch_odds_all: None,
             bias: Some(bias),
             player_effects: Vec::new(),
         };
@@ -2677,6 +2868,8 @@ mod tests {
             position_loss: None,
             position_loss_clocks: None,
             late_odds: None,
+            switch_odds: None,
+            switch_odds_all: None,
             bias: None,
             player_effects: vec![effect("zAsd", 0.25), effect("zTopLines", 1.0 / 9.0)],
         };

@@ -788,14 +788,16 @@ fn rows_of(
 }
 
 /// How many of a switched side's searched moves, those the later-half signals read (not
-/// book, forced or repeated), came from its `SwitchPly` on: the engine's moves a detector
-/// could see. `None` without the tag. A side whose game was decided or over before the
-/// switch has none: every move a report reads is the player's own.
+/// book, forced or repeated; the last of its [`Signals::move_cells`]), came from its
+/// `SwitchPly` on: the engine's moves a detector could see. `None` without the tag. A side
+/// whose game was decided or over before the switch has none: every move a report reads
+/// is the player's own.
 fn engine_moves(game: &GameReport, side: Side) -> Option<usize> {
     let switch: u32 = game.tag("SwitchPly")?.trim().parse().ok()?;
     Some(
-        fairsight::fit::late_plies(game, side)
-            .filter(|p| p.ply >= switch)
+        fairsight::fit::side_move_cells(game, side)
+            .iter()
+            .filter(|(ply, _)| *ply >= switch)
             .count(),
     )
 }
@@ -823,7 +825,8 @@ fn with_late_reference(rows: &mut [Row], reference: &LateReference) {
 
 /// The later half's expected values at a rating, from the clean human sides of the
 /// train split, and its odds of an engine ([`LateOdds`]) against the switched sides of
-/// the train split.
+/// the train split; the same odds of every move against the switched sides' moves from
+/// their switch on, for `switchOdds`.
 fn fit_late_reference(rows: &[Row]) -> Option<LateReference> {
     let train = |kind: Kind| {
         rows.iter()
@@ -840,6 +843,38 @@ fn fit_late_reference(rows: &[Row]) -> Option<LateReference> {
         .map(|s| s.late_cells.as_slice())
         .collect();
     reference.late_odds = LateOdds::fit(&rated, &switched);
+    // `switchOdds`: every move of the clean humans, against the engine's moves of the
+    // switched sides (those from the switch on, the last of their moves).
+    let whole: Vec<(f64, Vec<u32>)> = humans
+        .iter()
+        .filter_map(|s| Some((s.rating?, LateOdds::counts(s.move_cells.iter().copied()))))
+        .collect();
+    let engine: Vec<Vec<u32>> = rows
+        .iter()
+        .filter(|r| r.split == Split::Train && r.kind == Kind::Switched)
+        .map(|r| {
+            let cells = &r.signals.move_cells;
+            let from = cells.len() - r.engine_moves.unwrap_or(0).min(cells.len());
+            LateOdds::counts(cells[from..].iter().copied())
+        })
+        .collect();
+    let engine: Vec<&[u32]> = engine.iter().map(Vec::as_slice).collect();
+    reference.switch_odds = LateOdds::fit(
+        &whole
+            .iter()
+            .map(|(r, c)| (*r, c.as_slice()))
+            .collect::<Vec<_>>(),
+        &engine,
+    );
+    // `switchOddsAll`: the same against every clean human in one band, rated or not.
+    let everyone: Vec<Vec<u32>> = humans
+        .iter()
+        .map(|s| LateOdds::counts(s.move_cells.iter().copied()))
+        .collect();
+    reference.switch_odds_all = LateOdds::fit_one_band(
+        &everyone.iter().map(Vec::as_slice).collect::<Vec<_>>(),
+        &engine,
+    );
     Some(reference)
 }
 
@@ -1041,9 +1076,15 @@ fn auc_scored(scores: &[f64], labels: &[bool]) -> f64 {
 const TWINS: [&str; 3] = ["accuracy", "positiveRate", "zEv"];
 
 /// The raw signals a rated model reads against the rating instead (`zLateLoss`,
-/// `zLateMatch`, `zTopLines`, `zSeenLines`: [`LateReference`]); both at once would be
-/// twins.
-const LATE_RAW: [&str; 4] = ["lateLoss", "lateMatch", "topLines", "seenLines"];
+/// `zLateMatch`, `zTopLines`, `zSeenLines`, `switchOdds`: [`LateReference`]); both at once
+/// would be twins.
+const LATE_RAW: [&str; 5] = [
+    "lateLoss",
+    "lateMatch",
+    "topLines",
+    "seenLines",
+    "switchOddsAll",
+];
 
 /// Absolute strength signals, which the rated weaker-engine expert leaves out. Its
 /// positives are scored against ratings drawn from the humans rated 200 or more below
@@ -1225,6 +1266,21 @@ fn fit(a: FitArgs) -> Result<()> {
                 None => eprintln!(
                     "fairsight: too few later-half moves of clean humans or switched sides for lateOdds"
                 ),
+            }
+            match &r.switch_odds {
+                Some(o) => eprintln!(
+                    "fairsight: a run to the end's odds of an engine (switchOdds): {} clean human moves of the train split against {} engine moves of its switched sides",
+                    o.moves, o.engine_moves
+                ),
+                None => eprintln!(
+                    "fairsight: too few moves of clean humans or of switched sides' engines for switchOdds"
+                ),
+            }
+            if let Some(o) = &r.switch_odds_all {
+                eprintln!(
+                    "fairsight: the same whatever the rating (switchOddsAll): {} clean human moves, rated or not",
+                    o.moves
+                );
             }
         }
         None => eprintln!("fairsight: too few rated clean human sides for zLateLoss, zLateMatch"),
@@ -4544,10 +4600,105 @@ mod tests {
                     (f.win_loss.unwrap(), f.rank, f.seen_at.is_some())
                 }));
                 assert_eq!(cells, by_hand);
+                // Every one of them in order, for `switchOdds`; the later half of them is
+                // `late_cells`.
+                let in_order: Vec<u8> = moves
+                    .iter()
+                    .map(|p| {
+                        let f = &p.features;
+                        LateOdds::cell(f.win_loss.unwrap(), f.rank, f.seen_at.is_some()) as u8
+                    })
+                    .collect();
+                assert_eq!(signals.move_cells, in_order);
+                assert_eq!(
+                    LateOdds::counts(in_order[in_order.len() / 2..].iter().copied()),
+                    cells
+                );
                 total += n;
             }
         }
         assert!(total > 50, "{total} later-half moves in 4 stored games");
+    }
+
+    #[test]
+    fn the_switch_odds_are_fitted_on_every_clean_move_against_the_switched_moves_from_the_switch() {
+        use fairsight::fit::LateOdds;
+        let best = LateOdds::cell(0.0, Some(1), true) as u8;
+        let blunder = LateOdds::cell(30.0, None, false) as u8;
+        let row = |i: usize, kind: Kind, split: Split, cells: Vec<u8>, engine: Option<usize>| {
+            let mut values = [None; SIGNALS.len()];
+            values[SIGNALS.iter().position(|s| *s == "lateLoss").unwrap()] =
+                Some(3.0 + (i % 4) as f64);
+            values[SIGNALS.iter().position(|s| *s == "lateMatch").unwrap()] =
+                Some(0.4 + 0.05 * (i % 3) as f64);
+            Row {
+                game: format!("g{i}"),
+                player: format!("p{i}"),
+                kind,
+                side: Side::White,
+                split,
+                own_tag: None,
+                engine_moves: engine,
+                signals: Signals {
+                    values,
+                    moves: cells.len(),
+                    rating: Some(1400.0 + (i % 5) as f64 * 100.0),
+                    late_cells: LateOdds::counts(cells[cells.len() / 2..].iter().copied()),
+                    move_cells: cells,
+                    ..Signals::none()
+                },
+                elo: None,
+            }
+        };
+        // Clean humans: a best move, then a blunder, 20 moves each. Switched sides: ten
+        // blunders of their own, then the engine's twelve best moves. The test split's
+        // rows are not read.
+        let mut rows: Vec<Row> = (0..100)
+            .map(|i| {
+                row(
+                    i,
+                    Kind::Human,
+                    Split::Train,
+                    [best, blunder].repeat(10),
+                    None,
+                )
+            })
+            .collect();
+        let switched = |i, split| {
+            let mut cells = vec![blunder; 10];
+            cells.extend([best; 12]);
+            row(i, Kind::Switched, split, cells, Some(12))
+        };
+        rows.extend((100..200).map(|i| switched(i, Split::Train)));
+        rows.extend((200..300).map(|i| switched(i, Split::Test)));
+        let r = fit_late_reference(&rows).expect("a reference");
+        let odds = r.switch_odds.clone().expect("switchOdds");
+        assert_eq!((odds.moves, odds.engine_moves), (2000, 1200));
+        // The engine's table holds only its own moves: its blunders have the smoothing's
+        // one move, and the switched sides' own blunders are not there.
+        let share = |c: u8| odds.engine[c as usize].exp();
+        let n = LateOdds::CELLS as f64;
+        assert!((share(blunder) - 1.0 / (1200.0 + n)).abs() < 1e-4);
+        assert!((share(best) - 1201.0 / (1200.0 + n)).abs() < 1e-4);
+        // The humans' table: every move of theirs, half of them blunders.
+        let human = |c: u8| odds.human[LateOdds::band(1600.0)][c as usize].exp();
+        assert!((human(blunder) - human(best)).abs() < 1e-3 && human(best) > 0.45);
+        // `switchOddsAll`'s: the same moves, every human in one band.
+        let all = r.switch_odds_all.as_ref().expect("switchOddsAll");
+        assert_eq!(
+            (all.moves, all.engine_moves, all.human.len()),
+            (2000, 1200, 1)
+        );
+        assert_eq!(all.engine, odds.engine);
+        // `lateOdds`' table, beside it, holds the later halves.
+        assert_eq!(r.late_odds.expect("lateOdds").engine_moves, 1100);
+        // A switched side read with it: the run from its switch is the most engine-like.
+        let mut cells = vec![blunder; 10];
+        cells.extend([best; 12]);
+        let read = odds.switch(&cells, 1500.0).unwrap();
+        let per_move =
+            odds.engine[best as usize] - odds.human[LateOdds::band(1500.0)][best as usize];
+        assert!((read - 12.0 * per_move / 12f64.sqrt()).abs() < 1e-9);
     }
 
     #[test]
@@ -4561,6 +4712,7 @@ mod tests {
                 .iter()
                 .filter(|p| p.side == side && p.searched && p.ply >= from)
                 .filter(|p| matches!(p.excluded, None | Some(fairsight::Exclusion::Decided)))
+                .filter(|p| p.features.win_loss.is_some())
                 .count()
         };
         let first = game.plies.iter().find(|p| p.searched).unwrap().ply;
