@@ -1738,7 +1738,8 @@ test('what it means: a popover per metric with the clean human range, expert sta
     const words = await pop.textContent();
     assert.match(words, /engine's first choice/);
     const pctOf = (x) => `${Math.round(x * 100)}%`;
-    assert.ok(words.includes(`Clean human game sides rated ${band.lo}–${band.hi}: ${pctOf(band.p5)} to ${pctOf(band.p95)} (the middle 90% of ${band.sides} sides`), words);
+    const th = (r) => r.toLocaleString('en-US');
+    assert.ok(words.includes(`Clean human game sides rated ${th(band.lo)}–${th(band.hi)}: ${pctOf(band.p5)} to ${pctOf(band.p95)} (the middle 90% of ${band.sides} sides`), words);
     const box = await pop.boundingBox();
     assert.ok(box.x >= 0 && box.x + box.width <= viewport.width, `${name}: the popover fits (${box.x}+${box.width})`);
     // (On a desktop the games table may scroll in its box beside the game; not the page.)
