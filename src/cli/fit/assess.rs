@@ -844,10 +844,11 @@ fn fit_late_reference(rows: &[Row]) -> Option<LateReference> {
         .collect();
     reference.late_odds = LateOdds::fit(&rated, &switched);
     // `switchOdds`: every move of the clean humans, against the engine's moves of the
-    // switched sides (those from the switch on, the last of their moves).
-    let whole: Vec<(f64, Vec<u32>)> = humans
+    // switched sides (those from the switch on, the last of their moves); `switchOddsAll`:
+    // the same against every clean human in one band, rated or not.
+    let everyone: Vec<(Option<f64>, Vec<u32>)> = humans
         .iter()
-        .filter_map(|s| Some((s.rating?, LateOdds::counts(s.move_cells.iter().copied()))))
+        .map(|s| (s.rating, LateOdds::counts(s.move_cells.iter().copied())))
         .collect();
     let engine: Vec<Vec<u32>> = rows
         .iter()
@@ -859,22 +860,13 @@ fn fit_late_reference(rows: &[Row]) -> Option<LateReference> {
         })
         .collect();
     let engine: Vec<&[u32]> = engine.iter().map(Vec::as_slice).collect();
-    reference.switch_odds = LateOdds::fit(
-        &whole
-            .iter()
-            .map(|(r, c)| (*r, c.as_slice()))
-            .collect::<Vec<_>>(),
-        &engine,
-    );
-    // `switchOddsAll`: the same against every clean human in one band, rated or not.
-    let everyone: Vec<Vec<u32>> = humans
+    let rated: Vec<(f64, &[u32])> = everyone
         .iter()
-        .map(|s| LateOdds::counts(s.move_cells.iter().copied()))
+        .filter_map(|(r, c)| Some(((*r)?, c.as_slice())))
         .collect();
-    reference.switch_odds_all = LateOdds::fit_one_band(
-        &everyone.iter().map(Vec::as_slice).collect::<Vec<_>>(),
-        &engine,
-    );
+    reference.switch_odds = LateOdds::fit(&rated, &engine);
+    let all: Vec<&[u32]> = everyone.iter().map(|(_, c)| c.as_slice()).collect();
+    reference.switch_odds_all = LateOdds::fit_one_band(&all, &engine);
     Some(reference)
 }
 
