@@ -547,7 +547,7 @@ fn hash_split(key: &str) -> Split {
 }
 
 impl Manifest {
-    fn path(corpus: &Path) -> PathBuf {
+    pub fn path(corpus: &Path) -> PathBuf {
         corpus.join("manifest.json")
     }
 

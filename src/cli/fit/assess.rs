@@ -68,6 +68,27 @@ pub enum AssessCmd {
     /// the manifest it was fitted on); with `--players`, a player's too, from the
     /// validation split's clean pseudo-players of 5, 10 and 20 games.
     Thresholds(ThresholdsArgs),
+    /// Write the corpus manifest once for each fold of its train split, with that fold's
+    /// games left out (folds grouped by game and by player, as the fit's cross-validation
+    /// deals them): models fitted on them read, out of sample, the train sides a model
+    /// fitted on the whole split has seen (`assess thresholds --cross`).
+    Folds(FoldsArgs),
+}
+
+#[derive(Args)]
+pub struct FoldsArgs {
+    /// The corpus folder.
+    #[arg(long, default_value = "corpus")]
+    corpus: PathBuf,
+    /// How many folds.
+    #[arg(long, default_value_t = 3)]
+    k: usize,
+    /// The seed of the order the groups are dealt in.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The folder the manifests are written to, as `fold-1.json` ... `fold-K.json`.
+    #[arg(long)]
+    out: PathBuf,
 }
 
 #[derive(Args)]
@@ -103,6 +124,17 @@ pub struct ThresholdsArgs {
     /// (1% of them: a side); with fewer it is kept.
     #[arg(long, default_value_t = 100)]
     min_band_sides: usize,
+    /// A model fitted with one fold of the train split left out, and the manifest it was
+    /// fitted on (`MODEL=MANIFEST`, from `assess folds`; repeat for each fold): a train
+    /// side the model has seen is read by the one that did not see it, and counts among
+    /// the unseen sides a side's and a player's thresholds, and the band's, are set from.
+    #[arg(long, value_name = "MODEL=MANIFEST")]
+    cross: Vec<String>,
+    /// Out-of-fold classifier probabilities for the games the classifier was trained on
+    /// (`train fit --oof`), as `assess fit` reads them: without it, those games' clean
+    /// sides are read with the classifier's in-sample probabilities.
+    #[arg(long)]
+    classifier_oof: Option<PathBuf>,
     /// Where to write the model with the new thresholds.
     #[arg(long)]
     out: PathBuf,
@@ -242,6 +274,7 @@ pub fn run(cmd: AssessCmd) -> Result<()> {
         AssessCmd::Depth(a) => depth::depth(a),
         AssessCmd::PlayerEffects(a) => player_effects(a),
         AssessCmd::Thresholds(a) => thresholds(a),
+        AssessCmd::Folds(a) => write_folds(a),
         AssessCmd::Rows(a) => {
             let mut all = rows(&a.corpus, None)?;
             if let Some(r) = AssessmentModel::builtin().and_then(|m| m.late_reference.as_ref()) {
@@ -313,16 +346,45 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
     let mut slot = None;
     let mut model = load_model(a.model.as_ref(), &mut slot)?.clone();
     let fitted = Manifest::load_file(&a.fitted_manifest)?;
-    let mut all = rows(&a.corpus, None)?;
-    if let Some(r) = &model.late_reference {
-        with_late_reference(&mut all, r);
+    // The readers: the model, then each fold's; a side is read by the first that never
+    // saw it.
+    let mut readers = vec![(model.clone(), fitted)];
+    for spec in &a.cross {
+        readers.push(cross_reader(spec)?);
     }
-    let unseen = |r: &Row| unseen_by(&fitted, r.split, &r.game);
+    let oof = a
+        .classifier_oof
+        .as_deref()
+        .map(load_classifier_oof)
+        .transpose()?;
+    let base = rows(&a.corpus, a.classifier_oof.as_deref())?;
+    // Each reader's rows, with its own later-half reference.
+    let read_rows: Vec<Vec<Row>> = readers
+        .iter()
+        .map(|(m, _)| {
+            let mut rows = base.clone();
+            if let Some(r) = &m.late_reference {
+                with_late_reference(&mut rows, r);
+            }
+            rows
+        })
+        .collect();
+    let manifests: Vec<&Manifest> = readers.iter().map(|(_, f)| f).collect();
+    let reader_of = |split: Split, game: &str| first_unseen(&manifests, split, game);
     let mut by_basis: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     // The clean rated sides under `--lower-rated`, train and validation.
     let mut lower: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    for r in all.iter().filter(|r| r.kind == Kind::Human) {
-        let Some(x) = model.assess(&r.signals) else {
+    let mut crossed = 0;
+    for (i, r) in base
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.kind == Kind::Human)
+    {
+        let reader = reader_of(r.split, &r.game);
+        // A train side no reader left out is read in-sample by the model, for the band
+        // only.
+        let k = reader.unwrap_or(0);
+        let Some(x) = readers[k].0.assess(&read_rows[k][i].signals) else {
             continue;
         };
         if r.split != Split::Test && r.signals.rating.is_some_and(|e| e < a.lower_rated) {
@@ -331,9 +393,16 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
                 .or_default()
                 .push(x.probability);
         }
-        if unseen(r) {
+        if reader.is_some() {
+            crossed += usize::from(k > 0);
             by_basis.entry(x.basis).or_default().push(x.probability);
         }
+    }
+    if !a.cross.is_empty() {
+        eprintln!(
+            "fairsight: {crossed} clean train sides the model saw, read by the {} fold models that did not",
+            a.cross.len()
+        );
     }
     let mut changed = Vec::new();
     for v in &mut model.variants {
@@ -418,20 +487,31 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
         .collect();
     if a.players {
         // The same sides as a side's thresholds: validation, and train games the fit
-        // never saw.
+        // never saw (or, with `--cross`, a fold model never saw), each reader's own.
         let manifest = Manifest::load(&a.corpus)?;
-        let records: Vec<Record> = load_records(&a.corpus, &[], None, None)?
-            .into_iter()
-            .filter(|r| {
-                manifest
-                    .games
-                    .get(&r.id)
-                    .is_some_and(|g| unseen_by(&fitted, g.split, &r.id))
-            })
+        let mut by_reader: Vec<Vec<Record>> = vec![Vec::new(); readers.len()];
+        for r in load_records(&a.corpus, &[], None, None)? {
+            if let Some(k) = manifest
+                .games
+                .get(&r.id)
+                .and_then(|g| reader_of(g.split, &r.id))
+            {
+                by_reader[k].push(r);
+            }
+        }
+        let groups: Vec<(&[Record], &AssessmentModel)> = by_reader
+            .iter()
+            .zip(&readers)
+            .map(|(records, (m, _))| (records.as_slice(), m))
             .collect();
         let card = set_player_thresholds(
-            &records,
-            "the validation split and the train games the fit never saw",
+            &groups,
+            oof.as_ref(),
+            if a.cross.is_empty() {
+                "the validation split and the train games the fit never saw"
+            } else {
+                "the validation split and the train games, each read by a model that never saw it"
+            },
             &mut model,
         )?;
         eprint!("{card}");
@@ -454,8 +534,16 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
         .unwrap_or_default()
         .to_owned();
     let games = Manifest::load(&a.corpus)?.games.len();
+    let unseen = if a.cross.is_empty() {
+        "the clean sides it did not see".to_owned()
+    } else {
+        format!(
+            "the clean sides it did not see and those it saw, each read by one of {} models fitted without its fold",
+            a.cross.len()
+        )
+    };
     model.source = format!(
-        "{source}; thresholds set again on a {games}-game corpus: a side's from the clean sides it did not see ({}), a player's {}",
+        "{source}; thresholds set again on a {games}-game corpus: a side's from {unseen} ({}), a player's {}",
         if changed.is_empty() {
             "too few: kept".to_owned()
         } else {
@@ -488,6 +576,75 @@ fn unseen_by(fitted: &Manifest, split: Split, id: &str) -> bool {
         Split::Train => fitted.games.get(id).is_none_or(|g| g.split != Split::Train),
         _ => false,
     }
+}
+
+/// Which of the models fitted on `fitted` (the model first, then its fold models) reads a
+/// side of game `id`, now in `split`, out of sample: the first that never saw it.
+fn first_unseen(fitted: &[&Manifest], split: Split, id: &str) -> Option<usize> {
+    fitted.iter().position(|f| unseen_by(f, split, id))
+}
+
+/// A fold model for `assess thresholds --cross`: `MODEL=MANIFEST`, the model and the
+/// manifest it was fitted on.
+fn cross_reader(spec: &str) -> Result<(AssessmentModel, Manifest)> {
+    let Some((model, manifest)) = spec.split_once('=') else {
+        bail!(
+            "--cross {spec}: expected MODEL=MANIFEST (a fold model and the manifest it was fitted on)"
+        );
+    };
+    let mut slot = None;
+    let model = load_model(Some(&PathBuf::from(model)), &mut slot)?.clone();
+    Ok((model, Manifest::load_file(std::path::Path::new(manifest))?))
+}
+
+/// `assess folds`: the corpus manifest once for each fold of its train split, with that
+/// fold's games left out ([`FoldsArgs`]).
+fn write_folds(a: FoldsArgs) -> Result<()> {
+    if a.k < 2 {
+        bail!("--k {}: at least 2 folds", a.k);
+    }
+    let all = rows(&a.corpus, None)?;
+    let train: Vec<&Row> = all.iter().filter(|r| r.split == Split::Train).collect();
+    let fold_of = game_folds(&train, a.k, a.seed);
+    let path = Manifest::path(&a.corpus);
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let manifest: serde_json::Value = serde_json::from_str(&text)
+        .with_context(|| format!("{}: not a manifest", path.display()))?;
+    std::fs::create_dir_all(&a.out)
+        .with_context(|| format!("cannot create {}", a.out.display()))?;
+    for f in 0..a.k {
+        let mut m = manifest.clone();
+        let games = m
+            .get_mut("games")
+            .and_then(|g| g.as_object_mut())
+            .with_context(|| format!("{}: no games", path.display()))?;
+        games.retain(|id, _| fold_of.get(id.as_str()) != Some(&f));
+        let out = a.out.join(format!("fold-{}.json", f + 1));
+        std::fs::write(&out, serde_json::to_string_pretty(&m)? + "\n")
+            .with_context(|| format!("cannot write {}", out.display()))?;
+        let left = fold_of.values().filter(|&&g| g == f).count();
+        let players: std::collections::BTreeSet<&str> = train
+            .iter()
+            .filter(|r| fold_of.get(r.game.as_str()) == Some(&f))
+            .map(|r| r.player.as_str())
+            .collect();
+        eprintln!(
+            "fairsight: wrote {}: {left} train games ({} players) left out",
+            out.display(),
+            players.len()
+        );
+    }
+    Ok(())
+}
+
+/// The fold of each train game ([`folds`]: no game and no player in two).
+fn game_folds<'a>(train: &[&'a Row], k: usize, seed: u64) -> BTreeMap<&'a str, usize> {
+    train
+        .iter()
+        .zip(folds(train, k, seed))
+        .map(|(r, f)| (r.game.as_str(), f))
+        .collect()
 }
 
 /// The share of the clean sides a model never saw that its side threshold lets through
@@ -554,6 +711,7 @@ enum Kind {
 }
 
 /// One game side of the corpus.
+#[derive(Clone)]
 struct Row {
     /// The game (record id).
     game: String,
@@ -694,6 +852,18 @@ fn rows(corpus: &std::path::Path, classifier_oof: Option<&std::path::Path>) -> R
     )
 }
 
+/// Out-of-fold classifier probabilities by game id, each ply's or none (`train fit
+/// --oof`).
+type ClassifierOof = BTreeMap<String, Vec<Option<f64>>>;
+
+fn load_classifier_oof(path: &std::path::Path) -> Result<ClassifierOof> {
+    serde_json::from_str(
+        &std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?,
+    )
+    .with_context(|| format!("{}: not out-of-fold probabilities", path.display()))
+}
+
 /// [`rows`] of these records of the corpus only (the others are not rebuilt).
 fn rows_of(
     corpus: &std::path::Path,
@@ -704,11 +874,7 @@ fn rows_of(
     eprintln!("fairsight: rebuilding {} corpus games", records.len());
     let mut report = rebuild_games(&records)?;
     if let Some(path) = classifier_oof {
-        let oof: BTreeMap<String, Vec<Option<f64>>> = serde_json::from_str(
-            &std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read {}", path.display()))?,
-        )
-        .with_context(|| format!("{}: not out-of-fold probabilities", path.display()))?;
+        let oof = load_classifier_oof(path)?;
         let n = with_out_of_fold(&mut report.games, &records, &oof)?;
         eprintln!("fairsight: out-of-fold classifier probabilities for {n} games");
     }
@@ -1354,8 +1520,10 @@ fn fit(a: FitArgs) -> Result<()> {
         &mut model,
         PLAYER_GAMES[0],
     )?);
+    let reader = model.clone();
     card.push_str(&set_player_thresholds(
-        &validation,
+        &[(&validation, &reader)],
+        None,
         "the validation split",
         &mut model,
     )?);
@@ -1392,7 +1560,7 @@ fn set_player_calibration(
     for v in &mut raw.variants {
         v.platt_player = Some((1.0, 0.0));
     }
-    let players = pseudo_players(records, &raw, size, 1)?;
+    let players = pseudo_players(records, &raw, size, 1, None)?;
     let of = |basis: Option<&str>| -> (Vec<f64>, Vec<bool>) {
         players
             .iter()
@@ -1440,18 +1608,22 @@ fn set_player_calibration(
 /// probability can rise with their games), and never below a side's threshold. Returns
 /// the model card's lines.
 fn set_player_thresholds(
-    records: &[Record],
+    groups: &[(&[Record], &AssessmentModel)],
+    oof: Option<&ClassifierOof>,
     what: &str,
     model: &mut AssessmentModel,
 ) -> Result<String> {
-    let clean: Vec<Record> = records
-        .iter()
-        .filter(|r| r.label == Label::Human)
-        .cloned()
-        .collect();
-    let mut by_size = Vec::new();
-    for n in PLAYER_GAMES {
-        by_size.push((n, pseudo_players(&clean, model, n, 5)?));
+    let mut by_size: Vec<(usize, Vec<PseudoPlayer>)> =
+        PLAYER_GAMES.iter().map(|&n| (n, Vec::new())).collect();
+    for (records, reader) in groups {
+        let clean: Vec<Record> = records
+            .iter()
+            .filter(|r| r.label == Label::Human)
+            .cloned()
+            .collect();
+        for (n, players) in &mut by_size {
+            players.extend(pseudo_players(&clean, reader, *n, 5, oof)?);
+        }
     }
     let mut card = String::new();
     for v in &mut model.variants {
@@ -2402,6 +2574,7 @@ fn pseudo_players(
     model: &AssessmentModel,
     size: usize,
     groupings: usize,
+    oof: Option<&ClassifierOof>,
 ) -> Result<Vec<PseudoPlayer>> {
     // (kind, elo, record index, side)
     let mut sides: Vec<(Kind, Option<f64>, usize, &str)> = Vec::new();
@@ -2494,7 +2667,7 @@ fn pseudo_players(
     if members.is_empty() {
         return Ok(Vec::new());
     }
-    let report = pooled_report(records, &members)?;
+    let report = pooled_report(records, &members, oof)?;
     let calibration =
         Calibration::builtin().filter(|c| c.applies_to(&report.settings, &report.engine));
     // A clean pseudo-player pools the sides of different players, independent as a real
@@ -2539,12 +2712,16 @@ fn pseudo_players(
 fn pooled_report(
     records: &[Record],
     members: &[(usize, &str, String, Option<f64>)],
+    oof: Option<&ClassifierOof>,
 ) -> Result<Report> {
     let mut used: Vec<usize> = members.iter().map(|m| m.0).collect();
     used.sort_unstable();
     used.dedup();
     let distinct: Vec<Record> = used.iter().map(|&i| records[i].clone()).collect();
     let mut report = rebuild_games(&distinct)?;
+    if let Some(oof) = oof {
+        with_out_of_fold(&mut report.games, &distinct, oof)?;
+    }
     let base = std::mem::take(&mut report.games);
     let mut names = std::collections::HashSet::new();
     for (index, (i, side, name, rating)) in members.iter().enumerate() {
@@ -3254,7 +3431,12 @@ fn eval(a: EvalArgs) -> Result<()> {
     }
     let records = load_records(&a.corpus, &[], None, Some(a.split))?;
     for &n in &a.player_games {
-        player_rates(&mut out, &pseudo_players(&records, model, n, 1)?, n, model);
+        player_rates(
+            &mut out,
+            &pseudo_players(&records, model, n, 1, None)?,
+            n,
+            model,
+        );
     }
     if a.real_player_games < 2 {
         bail!("--real-player-games: 2 or more");
@@ -4490,7 +4672,7 @@ mod tests {
         // A Platt scaling with an intercept, fitted on these pseudo-players, puts the sum
         // of their probabilities at the sum of its (smoothed) targets: read again with
         // it, they must add up to that.
-        let players = pseudo_players(&records, &model, 2, 1).unwrap();
+        let players = pseudo_players(&records, &model, 2, 1, None).unwrap();
         let read: Vec<&PseudoPlayer> = players
             .iter()
             .filter(|p| p.basis == "rated, no clocks" && !p.probability.is_nan())
@@ -4504,7 +4686,7 @@ mod tests {
         // Unscaled (the side's scaling), they do not.
         let mut side = model.clone();
         side.variants[r].platt_player = None;
-        let unscaled: f64 = pseudo_players(&records, &side, 2, 1)
+        let unscaled: f64 = pseudo_players(&records, &side, 2, 1, None)
             .unwrap()
             .iter()
             .filter(|p| p.basis == "rated, no clocks" && !p.probability.is_nan())
@@ -4829,7 +5011,7 @@ mod tests {
             (engine, "Black", b.clone(), Some(1234.0)),
             (human[1], "Black", b.clone(), None),
         ];
-        let pooled = pooled_report(&records, &members).unwrap();
+        let pooled = pooled_report(&records, &members, None).unwrap();
         // What the members' games say when their PGN is renamed and rebuilt whole.
         let renamed: Vec<Record> = members
             .iter()
@@ -4886,5 +5068,74 @@ mod tests {
         let (lo, hi) = wilson(1, 100);
         assert!(lo < 0.01 && hi > 0.01 && hi < 0.06, "{lo} {hi}");
         assert_eq!(wilson(0, 0), (0.0, 1.0));
+    }
+    #[test]
+    fn a_side_the_model_saw_is_read_by_the_first_fold_model_that_did_not() {
+        let manifest = |train: &[&str]| -> Manifest {
+            let games: serde_json::Map<String, serde_json::Value> = train
+                .iter()
+                .map(|g| {
+                    let entry = serde_json::json!({"label": "human", "split": "train", "positions": 40, "bytes": 9000});
+                    (g.to_string(), entry)
+                })
+                .collect();
+            serde_json::from_value(serde_json::json!({
+                "format": 1, "sources": {}, "totals": {}, "players": {}, "commands": [],
+                "games": games,
+            }))
+            .unwrap()
+        };
+        let whole = manifest(&["a", "b", "c"]);
+        let without_a = manifest(&["b", "c"]);
+        let without_b = manifest(&["a", "c"]);
+        let readers = [&whole, &without_a, &without_b];
+        assert_eq!(first_unseen(&readers, Split::Train, "a"), Some(1));
+        assert_eq!(first_unseen(&readers, Split::Train, "b"), Some(2));
+        // Seen by every model: no out-of-sample reading.
+        assert_eq!(first_unseen(&readers, Split::Train, "c"), None);
+        // A train game stored after the fit, and the validation split: the model's own.
+        assert_eq!(first_unseen(&readers, Split::Train, "d"), Some(0));
+        assert_eq!(first_unseen(&readers, Split::Validation, "v"), Some(0));
+        // The test split is never read for a threshold.
+        assert_eq!(first_unseen(&readers, Split::Test, "t"), None);
+        assert_eq!(first_unseen(&[&whole], Split::Train, "a"), None);
+    }
+
+    #[test]
+    fn the_folds_leave_each_train_game_out_once_and_keep_a_player_in_one() {
+        let row = |game: &str, player: &str| Row {
+            game: game.to_owned(),
+            player: player.to_owned(),
+            kind: Kind::Human,
+            side: Side::White,
+            split: Split::Train,
+            own_tag: None,
+            engine_moves: None,
+            signals: Signals::none(),
+            elo: None,
+        };
+        // Ann plays games 0 and 1, Bo games 1 and 2: one group of three games; the other
+        // games' players play once.
+        let mut rows = vec![
+            row("g0", "ann"),
+            row("g1", "ann"),
+            row("g1", "bo"),
+            row("g2", "bo"),
+        ];
+        for i in 3..30 {
+            rows.push(row(&format!("g{i}"), &format!("p{i}")));
+            rows.push(row(&format!("g{i}"), &format!("q{i}")));
+        }
+        let train: Vec<&Row> = rows.iter().collect();
+        let fold_of = game_folds(&train, 3, 1);
+        assert_eq!(fold_of.len(), 30, "every train game has a fold");
+        assert_eq!(fold_of["g0"], fold_of["g1"]);
+        assert_eq!(fold_of["g1"], fold_of["g2"]);
+        for f in 0..3 {
+            let n = fold_of.values().filter(|&&g| g == f).count();
+            assert!((9..=11).contains(&n), "fold {f}: {n} games");
+        }
+        // The same seed deals the same folds.
+        assert_eq!(game_folds(&train, 3, 1), fold_of);
     }
 }
