@@ -1811,6 +1811,97 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
         "{}",
         model["source"]
     );
+    // `assess folds` deals the train games to folds, each manifest leaving one fold out;
+    // validation games stay in every one.
+    let folds_dir = tmp("thresholds-folds");
+    let out = fairsight(&[
+        "assess",
+        "folds",
+        "--corpus",
+        d14,
+        "--k",
+        "2",
+        "--out",
+        folds_dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let fold_files: Vec<String> = (1..=2)
+        .map(|i| {
+            folds_dir
+                .join(format!("fold-{i}.json"))
+                .to_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    let folds: Vec<Value> = fold_files.iter().map(|f| read_json(Path::new(f))).collect();
+    let whole = read_json(Path::new(&fitted));
+    // The games with a scored side (`assess rows`); a train game without one is read by
+    // no model and stays in both.
+    let rows_file = tmp("thresholds-rows.csv");
+    let rows = fairsight(&[
+        "assess",
+        "rows",
+        "--corpus",
+        d14,
+        "--out",
+        rows_file.to_str().unwrap(),
+    ]);
+    assert!(rows.status.success(), "{}", stderr(&rows));
+    let scored: std::collections::HashSet<String> = std::fs::read_to_string(&rows_file)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap().to_owned())
+        .collect();
+    for (id, g) in whole["games"].as_object().unwrap() {
+        let kept = folds
+            .iter()
+            .filter(|f| f["games"].get(id).is_some())
+            .count();
+        let expected = if g["split"] == "train" && scored.contains(id) {
+            1
+        } else {
+            2
+        };
+        assert_eq!(kept, expected, "{id}: in {kept} of the 2 fold manifests");
+    }
+    for f in &folds {
+        assert!(f["games"].as_object().unwrap().len() < whole["games"].as_object().unwrap().len());
+    }
+    // `--cross`: the train sides the model saw, each read by a fold model fitted without
+    // it (here the shipped model again, with each fold's manifest), count among the
+    // unseen: the thresholds are those of a model that saw none of them.
+    let cross: Vec<String> = fold_files
+        .iter()
+        .map(|f| format!("models/assessment.json={f}"))
+        .collect();
+    let out = run_with(&fitted, "30", &["--cross", &cross[0], "--cross", &cross[1]]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(
+        said.contains(&format!(
+            "{} clean train sides the model saw, read by the 2 fold models that did not",
+            clean.len() - 4
+        )),
+        "{said}"
+    );
+    let crossed = read_json(&out_model);
+    for key in ["unclear", "lookCloser"] {
+        assert_eq!(
+            rated_variant(&crossed)[key],
+            rated_variant(&model)[key],
+            "{key}"
+        );
+    }
+    assert!(
+        crossed["source"]
+            .as_str()
+            .unwrap()
+            .contains("and those it saw, each read by one of 2 models fitted without its fold"),
+        "{}",
+        crossed["source"]
+    );
     // `--lower-rated`: a game side rated under the bound is held to a threshold of its
     // own, above all but 1% of the band's clean sides in the train and validation splits
     // (the ones the fit saw too). With a variant's own threshold lowered to 0.3, the
