@@ -75,6 +75,7 @@ pub fn side_signals(
     let cells = side_move_cells(game, side);
     signals.late_cells = LateOdds::counts(cells[cells.len() / 2..].iter().map(|(_, c)| *c));
     signals.move_cells = cells.iter().map(|(_, c)| *c).collect();
+    signals.move_plies = cells.iter().map(|(p, _)| *p).collect();
     Some(signals)
 }
 

@@ -153,6 +153,9 @@ pub struct Signals {
     /// empty for a player's pooled games), from which `switchOdds` is computed against the
     /// rating.
     pub move_cells: Vec<u8>,
+    /// The ply of each of `move_cells` ([`crate::GameReport`]'s numbering), to say where
+    /// the run `switchOdds` reads starts ([`Signals::switch_from`]); empty when unknown.
+    pub move_plies: Vec<u32>,
 }
 
 /// Regan's z-scores, in [`Signals::regan`] order.
@@ -174,7 +177,28 @@ impl Signals {
             position: PositionLoss::default(),
             late_cells: Vec::new(),
             move_cells: Vec::new(),
+            move_plies: Vec::new(),
         }
+    }
+
+    /// The move (full-move number) where the run `signal` (`switchOdds` or
+    /// `switchOddsAll`) reads from starts, by `reference`'s tables: the most engine-like
+    /// run to the end of the game. `None` for any other signal, without the table or
+    /// the moves' plies, or for a player's pooled games.
+    pub fn switch_from(&self, signal: &str, reference: &LateReference) -> Option<u32> {
+        let (odds, band) = match signal {
+            "switchOdds" => (
+                reference.switch_odds.as_ref()?,
+                LateOdds::band(self.rating?),
+            ),
+            "switchOddsAll" => (reference.switch_odds_all.as_ref()?, 0),
+            _ => return None,
+        };
+        if self.games != 1 || self.move_plies.len() != self.move_cells.len() {
+            return None;
+        }
+        let (_, start) = odds.switch_run(&self.move_cells, band)?;
+        self.move_plies.get(start).map(|ply| ply.div_ceil(2))
     }
 
     /// A signal's value by name.
@@ -1060,6 +1084,12 @@ impl LateOdds {
     /// [`LateOdds::switch`] against the clean humans of a band by its index (0 for a table
     /// fitted with every human in one band, [`LateOdds::fit_one_band`]).
     pub fn switch_in(&self, cells: &[u8], band: usize) -> Option<f64> {
+        self.switch_run(cells, band).map(|(v, _)| v)
+    }
+
+    /// [`LateOdds::switch_in`] and the index in `cells` of the move its run starts at
+    /// (the latest such start when two read the same).
+    pub fn switch_run(&self, cells: &[u8], band: usize) -> Option<(f64, usize)> {
         let human = self.human.get(band)?;
         let mut odds = Vec::with_capacity(cells.len());
         for c in cells {
@@ -1068,12 +1098,14 @@ impl LateOdds {
         }
         let n = odds.len();
         let last_start = n.saturating_sub(Self::MIN_RUN);
-        let (mut sum, mut best) = (0.0, None::<f64>);
+        let (mut sum, mut best) = (0.0, None::<(f64, usize)>);
         for (k, o) in odds.iter().enumerate().rev() {
             sum += o;
             if k <= last_start {
                 let v = sum / libm::sqrt((n - k) as f64);
-                best = Some(best.map_or(v, |b| b.max(v)));
+                if best.is_none_or(|(b, _)| v > b) {
+                    best = Some((v, k));
+                }
             }
         }
         best
@@ -1827,8 +1859,19 @@ impl AssessmentModel {
                     .iter()
                     .flat_map(|r| &r.player_effects)
                     .any(|e| e.signal == *f && e.narrowing(s.games) < 1.0);
+                let from_move = self
+                    .late_reference
+                    .as_ref()
+                    .and_then(|r| s.switch_from(f, r));
                 Some(Reason {
-                    text: reason_text(f, value, human, &band, narrowed.then_some(s.games)),
+                    text: reason_text(
+                        f,
+                        value,
+                        human,
+                        &band,
+                        narrowed.then_some(s.games),
+                        from_move,
+                    ),
                     signal: f.clone(),
                     value,
                     human,
@@ -2004,8 +2047,16 @@ fn reason_text(
     human: Option<(f64, f64)>,
     band: &str,
     narrowed: Option<usize>,
+    from_move: Option<u32>,
 ) -> String {
     let (name, mut v) = describe(signal, value);
+    // A run to the end says where it starts.
+    let name = match from_move {
+        Some(m) => name
+            .replace("from some point", &format!("from move {m}"))
+            .replace(", at the most engine-like point", ""),
+        None => name.to_owned(),
+    };
     if let Some(games) = narrowed {
         v += &format!(" over {games} games, allowing for a player's own style");
     }
@@ -2715,6 +2766,27 @@ mod tests {
         unrated.rating = None;
         assert_eq!(unrated.with_late_z(&r).get("switchOdds"), None);
         assert_eq!(s.with_late_z(&flat_reference()).get("switchOdds"), None);
+        // Where the run starts: the switch, White's 21st move when White's moves are
+        // plies 1, 3, 5, ...; a reason says so.
+        assert_eq!(
+            odds.switch_run(&game, LateOdds::band(1400.0))
+                .map(|(_, k)| k),
+            Some(20)
+        );
+        assert_eq!(s.switch_from("switchOdds", &r), None, "no plies, no move");
+        s.move_plies = (0..game.len() as u32).map(|i| 2 * i + 1).collect();
+        assert_eq!(s.switch_from("switchOdds", &r), Some(21));
+        assert_eq!(s.switch_from("lateOdds", &r), None);
+        assert_eq!(pooled.switch_from("switchOdds", &r), None);
+        assert_eq!(s.switch_from("switchOdds", &flat_reference()), None);
+        let mut black = s.clone();
+        black.move_plies = (0..game.len() as u32).map(|i| 2 * i + 2).collect();
+        assert_eq!(black.switch_from("switchOdds", &r), Some(21));
+        let text = reason_text("switchOdds", 2.0, Some((-1.0, 1.0)), "all", None, Some(21));
+        assert_eq!(
+            text,
+            "how much likelier the moves from move 21 to the end are from an engine than from a player of the rating (log-odds per √move): +2.0 (clean humans: -1.0 to +1.0)"
+        );
         // Against every clean human whatever their rating (one band): with a rating and
         // without one, never for a player's pooled games.
         let all = LateOdds::fit_one_band(&[human.as_slice()], &[engine.as_slice()]).unwrap();
@@ -2905,7 +2977,7 @@ mod tests {
         assert!(reason.text.contains("over 10 games"), "{}", reason.text);
         // A reason says when its z-score was narrowed: not the report's own.
         assert_eq!(
-            reason_text("zAsd", 1.8, None, "all", Some(10)),
+            reason_text("zAsd", 1.8, None, "all", Some(10), None),
             "size of errors against the rating (z): +1.8 over 10 games, allowing for a player's own style"
         );
         // A model file without them still reads, with none.
