@@ -1902,6 +1902,60 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
         "{}",
         crossed["source"]
     );
+    // `--band-apart`: a rated kind of input's thresholds from its sides rated at or above
+    // the band's bound alone; the band's from those under it. Few sides: each threshold
+    // lies just above its set's highest, and the band is kept only when above the kind's.
+    let (mut above, mut under) = (Vec::new(), Vec::new());
+    for f in tsv
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').collect::<Vec<_>>())
+    {
+        if f[2] != "Test" && f[3] == "Human" && f[6] == "true" {
+            let p: f64 = f[8].parse().unwrap();
+            match f[4].parse::<f64>() {
+                Ok(e) if e < 1800.0 => under.push(p),
+                _ => above.push(p),
+            }
+        }
+    }
+    assert!(above.len() >= 5 && under.len() >= 5, "{above:?} {under:?}");
+    let just_above =
+        |v: &[f64]| (v.iter().cloned().fold(f64::MIN, f64::max) + 1e-9).clamp(0.5, 0.999);
+    let out = run_with(
+        none_file.to_str().unwrap(),
+        &above.len().to_string(),
+        &[
+            "--band-apart",
+            "--lower-rated",
+            "1800",
+            "--min-band-sides",
+            &under.len().to_string(),
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let apart = read_json(&out_model);
+    let rated = rated_variant(&apart);
+    let (kind, band) = (just_above(&above), just_above(&under));
+    if band > kind {
+        assert!(
+            (rated["lookCloser"].as_f64().unwrap() - kind).abs() < 1e-12,
+            "{rated}"
+        );
+        assert!((rated["lowerRated"]["lookCloser"].as_f64().unwrap() - band).abs() < 1e-12);
+        assert!(
+            apart["source"]
+                .as_str()
+                .unwrap()
+                .contains("(rated, no clocks from the sides rated 1800 or more)"),
+            "{}",
+            apart["source"]
+        );
+    } else {
+        // No band above it: the kind's threshold from all its sides again.
+        assert!(rated.get("lowerRated").is_none(), "{rated}");
+        assert!((rated["lookCloser"].as_f64().unwrap() - just_above(&clean)).abs() < 1e-12);
+    }
     // `--lower-rated`: a game side rated under the bound is held to a threshold of its
     // own, above all but 1% of the band's clean sides in the train and validation splits
     // (the ones the fit saw too). With a variant's own threshold lowered to 0.3, the

@@ -124,6 +124,11 @@ pub struct ThresholdsArgs {
     /// (1% of them: a side); with fewer it is kept.
     #[arg(long, default_value_t = 100)]
     min_band_sides: usize,
+    /// Set a rated kind of input's thresholds from its unseen clean sides rated
+    /// `--lower-rated` or more alone, those under it having the band's threshold of their
+    /// own (with too few of them, or when the band's comes out no higher, from all).
+    #[arg(long)]
+    band_apart: bool,
     /// A model fitted with one fold of the train split left out, and the manifest it was
     /// fitted on (`MODEL=MANIFEST`, from `assess folds`; repeat for each fold): a train
     /// side the model has seen is read by the one that did not see it, and counts among
@@ -371,7 +376,8 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
         .collect();
     let manifests: Vec<&Manifest> = readers.iter().map(|(_, f)| f).collect();
     let reader_of = |split: Split, game: &str| first_unseen(&manifests, split, game);
-    let mut by_basis: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    // Each unseen clean side's probability, and whether it is rated under `--lower-rated`.
+    let mut by_basis: BTreeMap<String, Vec<(f64, bool)>> = BTreeMap::new();
     // The clean rated sides under `--lower-rated`, train and validation.
     let mut lower: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let mut crossed = 0;
@@ -387,7 +393,8 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
         let Some(x) = readers[k].0.assess(&read_rows[k][i].signals) else {
             continue;
         };
-        if r.split != Split::Test && r.signals.rating.is_some_and(|e| e < a.lower_rated) {
+        let under = r.signals.rating.is_some_and(|e| e < a.lower_rated);
+        if r.split != Split::Test && under {
             lower
                 .entry(x.basis.clone())
                 .or_default()
@@ -395,7 +402,10 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
         }
         if reader.is_some() {
             crossed += usize::from(k > 0);
-            by_basis.entry(x.basis).or_default().push(x.probability);
+            by_basis
+                .entry(x.basis)
+                .or_default()
+                .push((x.probability, under));
         }
     }
     if !a.cross.is_empty() {
@@ -405,9 +415,27 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
         );
     }
     let mut changed = Vec::new();
+    // The kinds of input whose thresholds were set from the sides above the band alone,
+    // with all their sides, should the band not come out above them.
+    let mut apart: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for v in &mut model.variants {
         let basis = v.basis();
-        let humans = sorted(by_basis.remove(&basis).unwrap_or_default());
+        let sides = by_basis.remove(&basis).unwrap_or_default();
+        let all = sorted(sides.iter().map(|(p, _)| *p).collect());
+        let above = sorted(sides.iter().filter(|s| !s.1).map(|(p, _)| *p).collect());
+        let humans = if a.band_apart && v.rated && a.lower_rated > 0.0 && above.len() >= a.min_sides
+        {
+            eprintln!(
+                "fairsight: {basis}: from the {} unseen clean sides rated {} or more (of {})",
+                above.len(),
+                a.lower_rated,
+                all.len()
+            );
+            apart.insert(basis.clone(), all);
+            above
+        } else {
+            all
+        };
         if humans.len() < a.min_sides {
             eprintln!(
                 "fairsight: {basis}: {} unseen clean sides, fewer than {}: thresholds kept (unclear {:.3}, look closer {:.3})",
@@ -476,6 +504,33 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
             b
         });
     }
+    // Without a band of their own, the sides under it are read by the kind's threshold
+    // again: set from all its sides.
+    for v in model
+        .variants
+        .iter_mut()
+        .filter(|v| v.lower_rated.is_none())
+    {
+        if let Some(all) = apart.remove(&v.basis()) {
+            (v.unclear, v.look_closer) = side_thresholds(&all);
+            eprintln!(
+                "fairsight: {}: no band of its own: from all {} unseen clean sides again, unclear {:.3}, look closer {:.3}",
+                v.basis(),
+                all.len(),
+                v.unclear,
+                v.look_closer
+            );
+        }
+    }
+    let apart_words = if apart.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " ({} from the sides rated {} or more)",
+            apart.keys().cloned().collect::<Vec<_>>().join(", "),
+            a.lower_rated
+        )
+    };
     // How often a clean side may reach `look closer` at these thresholds: what a player's
     // game sides, each read on its own, are weighed against.
     let band = model.variants.iter().any(|v| v.lower_rated.is_some());
@@ -535,10 +590,10 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
         .to_owned();
     let games = Manifest::load(&a.corpus)?.games.len();
     let unseen = if a.cross.is_empty() {
-        "the clean sides it did not see".to_owned()
+        format!("the clean sides it did not see{apart_words}")
     } else {
         format!(
-            "the clean sides it did not see and those it saw, each read by one of {} models fitted without its fold",
+            "the clean sides it did not see and those it saw, each read by one of {} models fitted without its fold{apart_words}",
             a.cross.len()
         )
     };
