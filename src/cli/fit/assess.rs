@@ -117,7 +117,8 @@ pub struct ThresholdsArgs {
     /// A stricter `look closer` for the game sides of rated input rated under this
     /// (0: none): above all but 1% of the clean sides of the band in the train and
     /// validation splits (the band has too few sides the model never saw for 0.5% of
-    /// them to be a side; the train sides' probabilities are in-sample).
+    /// them to be a side; the train sides' probabilities are in-sample, unless `--cross`
+    /// reads them with the fold models).
     #[arg(long, default_value_t = 1900.0)]
     lower_rated: f64,
     /// The fewest clean sides of the band for `--lower-rated` to set its threshold again
