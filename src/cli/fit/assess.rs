@@ -136,6 +136,11 @@ pub struct ThresholdsArgs {
     /// the unseen sides a side's and a player's thresholds, and the band's, are set from.
     #[arg(long, value_name = "MODEL=MANIFEST")]
     cross: Vec<String>,
+    /// Fit each kind of input's Platt scaling again, on every side of every kind the
+    /// readers never saw (validation, and with `--cross` the train split too), before the
+    /// thresholds are set.
+    #[arg(long)]
+    calibrate: bool,
     /// Out-of-fold classifier probabilities for the games the classifier was trained on
     /// (`train fit --oof`), as `assess fit` reads them: without it, those games' clean
     /// sides are read with the classifier's in-sample probabilities.
@@ -354,7 +359,7 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
     let fitted = Manifest::load_file(&a.fitted_manifest)?;
     // The readers: the model, then each fold's; a side is read by the first that never
     // saw it.
-    let mut readers = vec![(model.clone(), fitted)];
+    let mut readers: Vec<(AssessmentModel, Manifest)> = vec![(model.clone(), fitted)];
     for spec in &a.cross {
         readers.push(cross_reader(spec)?);
     }
@@ -375,8 +380,50 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
             rows
         })
         .collect();
-    let manifests: Vec<&Manifest> = readers.iter().map(|(_, f)| f).collect();
+    let fitted_sets: Vec<Manifest> = readers.iter_mut().map(|(_, f)| std::mem::take(f)).collect();
+    let mut readers: Vec<AssessmentModel> = readers.into_iter().map(|(m, _)| m).collect();
+    let manifests: Vec<&Manifest> = fitted_sets.iter().collect();
     let reader_of = |split: Split, game: &str| first_unseen(&manifests, split, game);
+    if a.calibrate {
+        let mut cal: BTreeMap<String, (Vec<f64>, Vec<bool>)> = BTreeMap::new();
+        for (i, r) in base.iter().enumerate() {
+            let Some(k) = reader_of(r.split, &r.game) else {
+                continue;
+            };
+            let signals = &read_rows[k][i].signals;
+            let Some(v) = readers[k].variant(signals) else {
+                continue;
+            };
+            let (scores, labels) = cal.entry(v.basis()).or_default();
+            scores.push(v.raw(&v.input(signals)));
+            labels.push(r.engine());
+        }
+        for v in &mut model.variants {
+            let basis = v.basis();
+            let Some((scores, labels)) = cal.get(&basis) else {
+                continue;
+            };
+            let pos = labels.iter().filter(|l| **l).count();
+            if pos < 50 || labels.len() - pos < 50 {
+                continue;
+            }
+            let ab = platt(scores, labels);
+            eprintln!(
+                "fairsight: {basis}: scaling fitted again on {pos} engine-assisted and {} clean sides: ({:.3}, {:.3}) -> ({:.3}, {:.3})",
+                labels.len() - pos,
+                v.platt.0,
+                v.platt.1,
+                ab.0,
+                ab.1
+            );
+            v.platt = ab;
+            for m in &mut readers {
+                for w in m.variants.iter_mut().filter(|w| w.basis() == basis) {
+                    w.platt = ab;
+                }
+            }
+        }
+    }
     // Each unseen clean side's probability, and whether it is rated under `--lower-rated`.
     let mut by_basis: BTreeMap<String, Vec<(f64, bool)>> = BTreeMap::new();
     // The clean rated sides under `--lower-rated`, train and validation.
@@ -391,7 +438,7 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
         // A train side no reader left out is read in-sample by the model, for the band
         // only.
         let k = reader.unwrap_or(0);
-        let Some(x) = readers[k].0.assess(&read_rows[k][i].signals) else {
+        let Some(x) = readers[k].assess(&read_rows[k][i].signals) else {
             continue;
         };
         let under = r.signals.rating.is_some_and(|e| e < a.lower_rated);
@@ -558,7 +605,7 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
         let groups: Vec<(&[Record], &AssessmentModel)> = by_reader
             .iter()
             .zip(&readers)
-            .map(|(records, (m, _))| (records.as_slice(), m))
+            .map(|(records, m)| (records.as_slice(), m))
             .collect();
         let card = set_player_thresholds(
             &groups,
