@@ -136,6 +136,11 @@ pub struct ThresholdsArgs {
     /// the unseen sides a side's and a player's thresholds, and the band's, are set from.
     #[arg(long, value_name = "MODEL=MANIFEST")]
     cross: Vec<String>,
+    /// Fit each kind of input's Platt scaling again, on every side of every kind the
+    /// readers never saw (validation, and with `--cross` the train split too), before the
+    /// thresholds are set.
+    #[arg(long)]
+    calibrate: bool,
     /// Out-of-fold classifier probabilities for the games the classifier was trained on
     /// (`train fit --oof`), as `assess fit` reads them: without it, those games' clean
     /// sides are read with the classifier's in-sample probabilities.
@@ -354,7 +359,7 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
     let fitted = Manifest::load_file(&a.fitted_manifest)?;
     // The readers: the model, then each fold's; a side is read by the first that never
     // saw it.
-    let mut readers = vec![(model.clone(), fitted)];
+    let mut readers: Vec<(AssessmentModel, Manifest)> = vec![(model.clone(), fitted)];
     for spec in &a.cross {
         readers.push(cross_reader(spec)?);
     }
@@ -375,8 +380,28 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
             rows
         })
         .collect();
-    let manifests: Vec<&Manifest> = readers.iter().map(|(_, f)| f).collect();
+    let fitted_sets: Vec<Manifest> = readers.iter_mut().map(|(_, f)| std::mem::take(f)).collect();
+    let mut readers: Vec<AssessmentModel> = readers.into_iter().map(|(m, _)| m).collect();
+    let manifests: Vec<&Manifest> = fitted_sets.iter().collect();
     let reader_of = |split: Split, game: &str| first_unseen(&manifests, split, game);
+    if a.calibrate {
+        let mut cal: BTreeMap<String, (Vec<f64>, Vec<bool>)> = BTreeMap::new();
+        for (i, r) in base.iter().enumerate() {
+            let Some(k) = reader_of(r.split, &r.game) else {
+                continue;
+            };
+            let signals = &read_rows[k][i].signals;
+            let Some(v) = readers[k].variant(signals) else {
+                continue;
+            };
+            let (scores, labels) = cal.entry(v.basis()).or_default();
+            scores.push(v.raw(&v.input(signals)));
+            labels.push(r.engine());
+        }
+        for line in refit_scaling(&mut model, &mut readers, &cal) {
+            eprintln!("fairsight: {line}");
+        }
+    }
     // Each unseen clean side's probability, and whether it is rated under `--lower-rated`.
     let mut by_basis: BTreeMap<String, Vec<(f64, bool)>> = BTreeMap::new();
     // The clean rated sides under `--lower-rated`, train and validation.
@@ -391,7 +416,7 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
         // A train side no reader left out is read in-sample by the model, for the band
         // only.
         let k = reader.unwrap_or(0);
-        let Some(x) = readers[k].0.assess(&read_rows[k][i].signals) else {
+        let Some(x) = readers[k].assess(&read_rows[k][i].signals) else {
             continue;
         };
         let under = r.signals.rating.is_some_and(|e| e < a.lower_rated);
@@ -558,7 +583,7 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
         let groups: Vec<(&[Record], &AssessmentModel)> = by_reader
             .iter()
             .zip(&readers)
-            .map(|(records, (m, _))| (records.as_slice(), m))
+            .map(|(records, m)| (records.as_slice(), m))
             .collect();
         let card = set_player_thresholds(
             &groups,
@@ -1325,6 +1350,46 @@ fn variant_features(rated: bool, clocks: bool) -> Vec<String> {
 /// it uses them.
 fn usable(r: &Row, rated: bool, clocks: bool) -> bool {
     (!rated || r.signals.rating.is_some()) && (!clocks || r.signals.clocks)
+}
+
+/// `assess thresholds --calibrate`: each kind of input's Platt scaling fitted again on the
+/// raw scores of the sides its readers never saw (`cal`, by [`Variant::basis`]: raw scores
+/// and whether the side was engine-assisted), in the model and in every reader alike, so
+/// that the thresholds are then set on the scale the model ships with. A kind of input
+/// with fewer than 50 sides of either class keeps its scaling. Returns one line for each
+/// scaling fitted again.
+fn refit_scaling(
+    model: &mut AssessmentModel,
+    readers: &mut [AssessmentModel],
+    cal: &BTreeMap<String, (Vec<f64>, Vec<bool>)>,
+) -> Vec<String> {
+    let mut lines = Vec::new();
+    for v in &mut model.variants {
+        let basis = v.basis();
+        let Some((scores, labels)) = cal.get(&basis) else {
+            continue;
+        };
+        let pos = labels.iter().filter(|l| **l).count();
+        if pos < 50 || labels.len() - pos < 50 {
+            continue;
+        }
+        let ab = platt(scores, labels);
+        lines.push(format!(
+            "{basis}: scaling fitted again on {pos} engine-assisted and {} clean sides: ({:.3}, {:.3}) -> ({:.3}, {:.3})",
+            labels.len() - pos,
+            v.platt.0,
+            v.platt.1,
+            ab.0,
+            ab.1
+        ));
+        v.platt = ab;
+        for m in readers.iter_mut() {
+            for w in m.variants.iter_mut().filter(|w| w.basis() == basis) {
+                w.platt = ab;
+            }
+        }
+    }
+    lines
 }
 
 /// The log-odds of a probability kept off 0 and 1 (the fit's own: std's `ln`, so that
@@ -4689,6 +4754,48 @@ mod tests {
             b > bins - 0.05,
             "as good as knowing the bins: {b} vs {bins}"
         );
+    }
+
+    #[test]
+    fn the_scaling_is_fitted_again_on_the_unseen_sides_in_the_model_and_every_reader() {
+        // Raw scores whose true odds follow sigmoid(2·logit + 1): a side's label is drawn
+        // (a fixed stride through [0, 1)) from that probability. The rated kind of input
+        // gets that scaling back; the unrated one, with 40 engine-assisted sides, keeps
+        // its own; the readers' rated variants take the same scaling as the model's.
+        let mut model = AssessmentModel::builtin().unwrap().clone();
+        let mut readers = vec![model.clone(), model.clone()];
+        let (mut scores, mut labels) = (Vec::new(), Vec::new());
+        for i in 0..4000 {
+            let raw = 0.02 + 0.96 * f64::from(i % 97) / 96.0;
+            let p = 1.0 / (1.0 + (-(2.0 * logit(raw) + 1.0)).exp());
+            let u = (f64::from(i) * 0.618_033_988_7).fract();
+            scores.push(raw);
+            labels.push(u < p);
+        }
+        let mut cal = BTreeMap::new();
+        cal.insert("rated, no clocks".to_owned(), (scores, labels));
+        let few: Vec<bool> = (0..400).map(|i| i < 40).collect();
+        cal.insert("unrated, no clocks".to_owned(), (vec![0.5; 400], few));
+        let before = model.clone();
+        let lines = refit_scaling(&mut model, &mut readers, &cal);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(
+            lines[0].starts_with("rated, no clocks: scaling fitted again on "),
+            "{}",
+            lines[0]
+        );
+        for (v, was) in model.variants.iter().zip(&before.variants) {
+            if v.basis() == "rated, no clocks" {
+                let (a, b) = v.platt;
+                assert!((a - 2.0).abs() < 0.2 && (b - 1.0).abs() < 0.2, "{a} {b}");
+                for m in &readers {
+                    let w = m.variants.iter().find(|w| w.basis() == v.basis()).unwrap();
+                    assert_eq!(w.platt, v.platt);
+                }
+            } else {
+                assert_eq!(v.platt, was.platt, "{}", v.basis());
+            }
+        }
     }
 
     #[test]
