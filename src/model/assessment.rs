@@ -1298,11 +1298,32 @@ pub struct Variant {
     /// `None`: the side's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unclear_player: Option<f64>,
-    /// A stricter `look closer` for a game side rated under a bound, where clean players
-    /// reach the variant's one threshold more often than the rate it was set for.
-    /// `None`: one threshold for every rating.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lower_rated: Option<LowerRated>,
+    /// Stricter thresholds for the game sides (and players) of rating bands where clean
+    /// players reach the variant's more often than the rate it was set for: each band
+    /// holds the ratings under its `below` and at or above the previous band's, in
+    /// ascending order. Empty: one threshold for every rating. (A model file may hold one
+    /// band as an object, as before there could be several.)
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "one_or_many"
+    )]
+    pub lower_rated: Vec<LowerRated>,
+}
+
+/// `lowerRated` as a model file holds it: one band (files made before there could be
+/// several) or a list.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<LowerRated>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(LowerRated),
+        Many(Vec<LowerRated>),
+    }
+    Ok(match OneOrMany::deserialize(d)? {
+        OneOrMany::One(b) => vec![b],
+        OneOrMany::Many(v) => v,
+    })
 }
 
 /// The thresholds of the game sides rated under a bound (`fairsight assess thresholds
@@ -1324,6 +1345,10 @@ pub struct LowerRated {
     /// How many of them reach the variant's own `look closer` (what a side there is told
     /// when only the band's threshold holds it back).
     pub at_variant: usize,
+    /// `look closer` for a player of the band (pseudo-players of its clean sides, by their
+    /// mean rating; never below the variant's). `None`: the variant's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub look_closer_player: Option<f64>,
 }
 
 /// One kind of assistance against clean humans: top engines, weaker (strength-limited)
@@ -1588,6 +1613,17 @@ impl Variant {
         v
     }
 
+    /// The rating band of a rating, with the rating the band starts from (`None` for the
+    /// lowest): the first band whose bound is above it. `None`: no band holds it.
+    pub fn band(&self, rating: Option<f64>) -> Option<(&LowerRated, Option<f64>)> {
+        let r = rating?;
+        let i = self.lower_rated.iter().position(|b| r < b.below)?;
+        Some((
+            &self.lower_rated[i],
+            i.checked_sub(1).map(|j| self.lower_rated[j].below),
+        ))
+    }
+
     /// Whether it reads a player's pooled games otherwise than a side's.
     pub fn has_player_reading(&self) -> bool {
         self.platt_player.is_some()
@@ -1814,16 +1850,18 @@ impl AssessmentModel {
         // the scale's only one.
         let player_scale = s.games > 1 && self.variant(s).is_some_and(|v| v.has_player_reading());
         let as_player = s.games >= 5 || player_scale;
-        // A lower-rated game side (one game: never read as a player) is held to its
-        // band's thresholds.
-        let lower = v
-            .lower_rated
-            .as_ref()
-            .filter(|b| s.games <= 1 && s.rating.is_some_and(|r| r < b.below));
-        let (unclear, look_closer) = match lower {
-            _ if as_player => (v.unclear, v.look_closer_player),
-            Some(b) => (v.unclear.max(b.unclear), v.look_closer.max(b.look_closer)),
-            None => (v.unclear, v.look_closer),
+        // A game side of a rating band (one game: never read as a player) is held to its
+        // band's thresholds, a player to the band's player threshold where it has one.
+        let band = v.band(s.rating);
+        let lower = band.filter(|_| s.games <= 1);
+        let (unclear, look_closer) = match (band, lower) {
+            (band, _) if as_player => (
+                v.unclear,
+                v.look_closer_player
+                    .max(band.and_then(|b| b.0.look_closer_player).unwrap_or(0.0)),
+            ),
+            (_, Some((b, _))) => (v.unclear.max(b.unclear), v.look_closer.max(b.look_closer)),
+            _ => (v.unclear, v.look_closer),
         };
         let level = if probability >= look_closer {
             Level::LookCloser
@@ -1893,10 +1931,10 @@ impl AssessmentModel {
         reasons.truncate(keep);
         let hint = if s.rating.is_none() {
             Some("a rating would sharpen this: it lets the moves be compared with what players of that rating find".to_owned())
-        } else if let Some(b) =
+        } else if let Some((b, from)) =
             lower.filter(|_| level != Level::LookCloser && probability >= v.look_closer)
         {
-            Some(lower_rated_hint(b, v.look_closer))
+            Some(lower_rated_hint(b, from, v.look_closer))
         } else if s.games < 5 && level != Level::LookCloser {
             Some("more games of the same player would make it surer".to_owned())
         } else {
@@ -1921,11 +1959,14 @@ impl AssessmentModel {
 
 /// What a game side rated under a [`LowerRated`] band is told when the band's threshold,
 /// and only it, keeps it from `look closer`.
-fn lower_rated_hint(b: &LowerRated, variant: f64) -> String {
+fn lower_rated_hint(b: &LowerRated, from: Option<f64>, variant: f64) -> String {
     let one_in = (b.sides as f64 / b.at_variant.max(1) as f64).round();
+    let rated = match from {
+        None => format!("under {}", thousands(b.below)),
+        Some(f) => format!("{}-{}", thousands(f), thousands(b.below - 1.0)),
+    };
     format!(
-        "clean players rated under {} reach a probability of {:.0}% or more in about 1 game in {one_in} (1 in 200 over all ratings), so for them look closer starts at {:.0}%: look at more of their games",
-        thousands(b.below),
+        "clean players rated {rated} reach a probability of {:.0}% or more in about 1 game in {one_in}, more often than stronger players do, so for them look closer starts at {:.0}%: look at more of their games",
         variant * 100.0,
         b.look_closer * 100.0
     )
@@ -2194,7 +2235,7 @@ mod tests {
             look_closer_player: 0.9,
             platt_player: None,
             unclear_player: None,
-            lower_rated: None,
+            lower_rated: Vec::new(),
         };
         AssessmentModel {
             name: "test".into(),
@@ -3083,13 +3124,14 @@ mod tests {
     fn a_lower_rated_game_side_is_held_to_its_bands_threshold_and_told_why() {
         let mut m = model();
         let rated = m.variants.iter_mut().find(|v| v.rated).unwrap();
-        rated.lower_rated = Some(LowerRated {
+        rated.lower_rated = vec![LowerRated {
             below: 1900.0,
             unclear: 0.5,
             look_closer: 0.95,
             sides: 200,
             at_variant: 8,
-        });
+            look_closer_player: None,
+        }];
         // matchRate 0.7: logit 2, p = 0.881, between the variant's 0.8 and the band's 0.95.
         let between = [("matchRate", 0.7), ("zMm", 0.0)];
         for (rating, lower) in [
@@ -3106,7 +3148,7 @@ mod tests {
                 assert_eq!(a.thresholds, (0.5, 0.95), "{rating}");
                 assert_eq!(
                     hint,
-                    "clean players rated under 1,900 reach a probability of 80% or more in about 1 game in 25 (1 in 200 over all ratings), so for them look closer starts at 95%: look at more of their games"
+                    "clean players rated under 1,900 reach a probability of 80% or more in about 1 game in 25, more often than stronger players do, so for them look closer starts at 95%: look at more of their games"
                 );
             } else {
                 assert_eq!(a.level, Level::LookCloser, "{rating}");
@@ -3150,9 +3192,71 @@ mod tests {
         let mut json: serde_json::Value = serde_json::to_value(&m.variants[1]).unwrap();
         json.as_object_mut().unwrap().remove("lowerRated");
         let old: Variant = serde_json::from_value(json).unwrap();
-        assert!(old.lower_rated.is_none());
+        assert!(old.lower_rated.is_empty());
         assert_eq!(thousands(1900.0), "1,900");
         assert_eq!(thousands(800.0), "800");
+    }
+
+    #[test]
+    fn each_rating_band_holds_its_sides_and_players_to_its_own_thresholds() {
+        let mut m = model();
+        let rated = m.variants.iter_mut().find(|v| v.rated).unwrap();
+        let band = |below: f64, look_closer: f64, player: Option<f64>| LowerRated {
+            below,
+            unclear: 0.5,
+            look_closer,
+            sides: 300,
+            at_variant: 10,
+            look_closer_player: player,
+        };
+        rated.lower_rated = vec![band(1600.0, 0.97, Some(0.99)), band(1900.0, 0.9, None)];
+        rated.look_closer_player = 0.85;
+        // The bands in a model file: a list, read back as it was.
+        let json = serde_json::to_value(&*rated).unwrap();
+        assert_eq!(json["lowerRated"].as_array().unwrap().len(), 2);
+        let back: Variant = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(&back, &*rated);
+        // One band as an object (files made before bands could be several).
+        let mut one = json;
+        one["lowerRated"] = one["lowerRated"][1].clone();
+        let old: Variant = serde_json::from_value(one).unwrap();
+        assert_eq!(old.lower_rated, vec![band(1900.0, 0.9, None)]);
+        // matchRate 0.7: p = 0.881, over the variant's 0.8, under both bands'.
+        let between = [("matchRate", 0.7), ("zMm", 0.0)];
+        for (rating, look_closer, words) in [
+            (1200.0, 0.97, Some("rated under 1,600 ")),
+            (1600.0, 0.9, Some("rated 1,600-1,899 ")),
+            (1899.0, 0.9, Some("rated 1,600-1,899 ")),
+            (1900.0, 0.8, None),
+        ] {
+            let a = m.assess(&signals(&between, Some(rating))).unwrap();
+            assert_eq!(a.thresholds.1, look_closer, "{rating}");
+            let hint = a.hint.unwrap_or_default();
+            match words {
+                Some(w) => {
+                    assert_eq!(a.level, Level::Unclear, "{rating}");
+                    assert!(hint.contains(w), "{rating}: {hint}");
+                    assert!(hint.contains("about 1 game in 30"), "{rating}: {hint}");
+                }
+                None => assert_eq!(a.level, Level::LookCloser, "{rating}"),
+            }
+        }
+        // A player of five games: the band's player threshold where it has one, never
+        // under the variant's; the side's band thresholds are not a player's.
+        for (rating, look_closer) in [(1500.0, 0.99), (1700.0, 0.85), (2000.0, 0.85)] {
+            let mut player = signals(&between, Some(rating));
+            player.games = 5;
+            assert_eq!(
+                m.assess(&player).unwrap().thresholds.1,
+                look_closer,
+                "{rating}"
+            );
+        }
+        m.variants.iter_mut().find(|v| v.rated).unwrap().lower_rated[0].look_closer_player =
+            Some(0.5);
+        let mut player = signals(&between, Some(1500.0));
+        player.games = 5;
+        assert_eq!(m.assess(&player).unwrap().thresholds.1, 0.85);
     }
 
     #[test]

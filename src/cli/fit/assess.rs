@@ -114,20 +114,26 @@ pub struct ThresholdsArgs {
     /// are kept, never below a side's.
     #[arg(long)]
     players: bool,
-    /// A stricter `look closer` for the game sides of rated input rated under this
-    /// (0: none): above all but 1% of the clean sides of the band in the train and
-    /// validation splits (the band has too few sides the model never saw for 0.5% of
-    /// them to be a side; the train sides' probabilities are in-sample, unless `--cross`
-    /// reads them with the fold models).
-    #[arg(long, default_value_t = 1900.0)]
-    lower_rated: f64,
+    /// Stricter thresholds for the game sides of rated input rated under these bounds
+    /// (comma-separated, ascending; 0: none), one rating band under each bound and at or
+    /// above the previous one: `look closer` above all but `--band-rate` of the band's
+    /// clean sides in the train and validation splits (a band has too few sides the model
+    /// never saw for 0.5% of them to be a side; the train sides' probabilities are
+    /// in-sample, unless `--cross` reads them with the fold models).
+    #[arg(long, value_delimiter = ',', default_value = "1900")]
+    lower_rated: Vec<f64>,
+    /// The share of a band's clean sides its `look closer` lets through.
+    #[arg(long, default_value_t = BAND_RATE)]
+    band_rate: f64,
     /// The fewest clean sides of the band for `--lower-rated` to set its threshold again
     /// (1% of them: a side); with fewer it is kept.
     #[arg(long, default_value_t = 100)]
     min_band_sides: usize,
-    /// Set a rated kind of input's thresholds from its unseen clean sides rated
-    /// `--lower-rated` or more alone, those under it having the band's threshold of their
-    /// own (with too few of them, or when the band's comes out no higher, from all).
+    /// Set a rated kind of input's thresholds from its unseen clean sides rated the
+    /// highest `--lower-rated` bound or more alone, those under it having their band's
+    /// thresholds of their own (every band with enough sides is kept, even one that comes
+    /// out no higher; with no band, from all), and with `--players` a player's the same
+    /// way, by the mean rating of the clean pseudo-players.
     #[arg(long)]
     band_apart: bool,
     /// A model fitted with one fold of the train split left out, and the manifest it was
@@ -146,6 +152,12 @@ pub struct ThresholdsArgs {
     /// sides are read with the classifier's in-sample probabilities.
     #[arg(long)]
     classifier_oof: Option<PathBuf>,
+    /// Also write every side its readers never saw, of every kind, to this file
+    /// (tab-separated): its game, player, split, kind, the rating it was read against,
+    /// the kind of input, the probability (after `--calibrate`) and which reader read it
+    /// (0: the model, k: the k-th `--cross`), for studies of the thresholds.
+    #[arg(long)]
+    sides: Option<PathBuf>,
     /// Where to write the model with the new thresholds.
     #[arg(long)]
     out: PathBuf,
@@ -402,10 +414,43 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
             eprintln!("fairsight: {line}");
         }
     }
-    // Each unseen clean side's probability, and whether it is rated under `--lower-rated`.
+    if let Some(path) = &a.sides {
+        let mut t = String::from("game\tplayer\tsplit\tkind\trating\tbasis\tprobability\treader\n");
+        for (i, r) in base.iter().enumerate() {
+            let Some(k) = reader_of(r.split, &r.game) else {
+                continue;
+            };
+            let Some(x) = readers[k].assess(&read_rows[k][i].signals) else {
+                continue;
+            };
+            let _ = writeln!(
+                t,
+                "{}\t{}\t{:?}\t{:?}\t{}\t{}\t{}\t{k}",
+                r.game,
+                r.player,
+                r.split,
+                r.kind,
+                r.signals.rating.map_or(String::new(), |x| x.to_string()),
+                x.basis,
+                x.probability,
+            );
+        }
+        std::fs::write(path, t).with_context(|| format!("writing {}", path.display()))?;
+    }
+    // The bands' bounds, ascending; a rating's band is the first whose bound is above it.
+    let mut bounds: Vec<f64> = a.lower_rated.iter().copied().filter(|b| *b > 0.0).collect();
+    bounds.sort_by(f64::total_cmp);
+    bounds.dedup();
+    let top = bounds.last().copied();
+    let band_of = |rating: Option<f64>| rating.and_then(|r| bounds.iter().position(|b| r < *b));
+    let rated_words = |i: usize| match i {
+        0 => format!("under {}", bounds[0]),
+        _ => format!("{}-{}", bounds[i - 1], bounds[i] - 1.0),
+    };
+    // Each unseen clean side's probability, and whether it is rated under the top bound.
     let mut by_basis: BTreeMap<String, Vec<(f64, bool)>> = BTreeMap::new();
-    // The clean rated sides under `--lower-rated`, train and validation.
-    let mut lower: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    // The clean rated sides of each band, train and validation.
+    let mut lower: BTreeMap<(String, usize), Vec<f64>> = BTreeMap::new();
     let mut crossed = 0;
     for (i, r) in base
         .iter()
@@ -419,10 +464,10 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
         let Some(x) = readers[k].assess(&read_rows[k][i].signals) else {
             continue;
         };
-        let under = r.signals.rating.is_some_and(|e| e < a.lower_rated);
-        if r.split != Split::Test && under {
+        let band = band_of(r.signals.rating);
+        if let Some(b) = band.filter(|_| r.split != Split::Test) {
             lower
-                .entry(x.basis.clone())
+                .entry((x.basis.clone(), b))
                 .or_default()
                 .push(x.probability);
         }
@@ -431,7 +476,7 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
             by_basis
                 .entry(x.basis)
                 .or_default()
-                .push((x.probability, under));
+                .push((x.probability, band.is_some()));
         }
     }
     if !a.cross.is_empty() {
@@ -441,26 +486,25 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
         );
     }
     let mut changed = Vec::new();
-    // The kinds of input whose thresholds were set from the sides above the band alone,
-    // with all their sides, should the band not come out above them.
+    // The kinds of input whose thresholds were set from the sides above the bands alone,
+    // with all their sides, should no band come out.
     let mut apart: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for v in &mut model.variants {
         let basis = v.basis();
         let sides = by_basis.remove(&basis).unwrap_or_default();
         let all = sorted(sides.iter().map(|(p, _)| *p).collect());
         let above = sorted(sides.iter().filter(|s| !s.1).map(|(p, _)| *p).collect());
-        let humans = if a.band_apart && v.rated && a.lower_rated > 0.0 && above.len() >= a.min_sides
-        {
-            eprintln!(
-                "fairsight: {basis}: from the {} unseen clean sides rated {} or more (of {})",
-                above.len(),
-                a.lower_rated,
-                all.len()
-            );
-            apart.insert(basis.clone(), all);
-            above
-        } else {
-            all
+        let humans = match top {
+            Some(top) if a.band_apart && v.rated && above.len() >= a.min_sides => {
+                eprintln!(
+                    "fairsight: {basis}: from the {} unseen clean sides rated {top} or more (of {})",
+                    above.len(),
+                    all.len()
+                );
+                apart.insert(basis.clone(), all);
+                above
+            }
+            _ => all,
         };
         if humans.len() < a.min_sides {
             eprintln!(
@@ -486,56 +530,74 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
     let mut banded = Vec::new();
     for v in model.variants.iter_mut().filter(|v| v.rated) {
         let basis = v.basis();
-        let humans = sorted(lower.remove(&basis).unwrap_or_default());
         let kept = |v: &AssessmentVariant| {
-            v.lower_rated.as_ref().map_or("none".to_owned(), |b| {
-                format!("under {}: {:.3}", b.below, b.look_closer)
-            })
+            if v.lower_rated.is_empty() {
+                return "none".to_owned();
+            }
+            v.lower_rated
+                .iter()
+                .map(|b| format!("under {}: {:.3}", b.below, b.look_closer))
+                .collect::<Vec<_>>()
+                .join(", ")
         };
-        if a.lower_rated <= 0.0 {
+        if bounds.is_empty() {
             eprintln!(
                 "fairsight: {basis}: one look closer for every rating (was {})",
                 kept(v)
             );
-            v.lower_rated = None;
+            v.lower_rated.clear();
             continue;
         }
-        if humans.len() < a.min_band_sides {
-            eprintln!(
-                "fairsight: {basis}: {} clean sides rated under {} (train and validation), fewer than {}: the band's threshold kept ({})",
-                humans.len(),
-                a.lower_rated,
-                a.min_band_sides,
-                kept(v)
-            );
-            continue;
-        }
-        let b = lower_rated(&humans, a.lower_rated, v.look_closer);
-        eprintln!(
-            "fairsight: {basis}: {} clean sides rated under {} (train and validation), {} of them at look closer {:.3}: theirs {:.3}, unclear {:.3}{}",
-            b.sides,
-            b.below,
-            b.at_variant,
-            v.look_closer,
-            b.look_closer,
-            b.unclear.max(v.unclear),
-            if b.look_closer > v.look_closer {
-                ""
-            } else {
-                ", not above it: one look closer for every rating"
+        let mut bands = Vec::new();
+        for (i, &below) in bounds.iter().enumerate() {
+            let humans = sorted(lower.remove(&(basis.clone(), i)).unwrap_or_default());
+            if humans.len() < a.min_band_sides {
+                let old = v.lower_rated.iter().find(|b| b.below == below).cloned();
+                eprintln!(
+                    "fairsight: {basis}: {} clean sides rated {} (train and validation), fewer than {}: the band's threshold kept ({}){}",
+                    humans.len(),
+                    rated_words(i),
+                    a.min_band_sides,
+                    old.as_ref()
+                        .map_or("none".to_owned(), |b| format!("{:.3}", b.look_closer)),
+                    if a.band_apart && old.is_none() {
+                        ": the kind's threshold, set without them, holds them"
+                    } else {
+                        ""
+                    }
+                );
+                bands.extend(old);
+                continue;
             }
-        );
-        v.lower_rated = (b.look_closer > v.look_closer).then(|| {
-            banded.push(format!("{basis} under {} from {}", b.below, b.sides));
-            b
-        });
+            let b = lower_rated(&humans, below, v.look_closer, a.band_rate);
+            let keep = a.band_apart || b.look_closer > v.look_closer;
+            eprintln!(
+                "fairsight: {basis}: {} clean sides rated {} (train and validation), {} of them at look closer {:.3}: theirs {:.3}, unclear {:.3}{}",
+                b.sides,
+                rated_words(i),
+                b.at_variant,
+                v.look_closer,
+                b.look_closer,
+                b.unclear.max(v.unclear),
+                if keep {
+                    ""
+                } else {
+                    ", not above it: no band of its own"
+                }
+            );
+            if keep {
+                banded.push(format!("{basis} {} from {}", rated_words(i), b.sides));
+                bands.push(b);
+            }
+        }
+        v.lower_rated = bands;
     }
     // Without a band of their own, the sides under it are read by the kind's threshold
     // again: set from all its sides.
     for v in model
         .variants
         .iter_mut()
-        .filter(|v| v.lower_rated.is_none())
+        .filter(|v| v.lower_rated.is_empty())
     {
         if let Some(all) = apart.remove(&v.basis()) {
             (v.unclear, v.look_closer) = side_thresholds(&all);
@@ -548,19 +610,21 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
             );
         }
     }
-    let apart_words = if apart.is_empty() {
-        String::new()
-    } else {
-        format!(
-            " ({} from the sides rated {} or more)",
+    let apart_words = match top {
+        Some(top) if !apart.is_empty() => format!(
+            " ({} from the sides rated {top} or more)",
             apart.keys().cloned().collect::<Vec<_>>().join(", "),
-            a.lower_rated
-        )
+        ),
+        _ => String::new(),
     };
     // How often a clean side may reach `look closer` at these thresholds: what a player's
     // game sides, each read on its own, are weighed against.
-    let band = model.variants.iter().any(|v| v.lower_rated.is_some());
-    model.side_look_closer_rate = Some(if band { BAND_RATE } else { SIDE_RATE });
+    let band = model.variants.iter().any(|v| !v.lower_rated.is_empty());
+    model.side_look_closer_rate = Some(if band {
+        SIDE_RATE.max(a.band_rate)
+    } else {
+        SIDE_RATE
+    });
     let before: Vec<f64> = model
         .variants
         .iter()
@@ -593,6 +657,7 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
             } else {
                 "the validation split and the train games, each read by a model that never saw it"
             },
+            a.band_apart,
             &mut model,
         )?;
         eprint!("{card}");
@@ -639,7 +704,8 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
         String::new()
     } else {
         format!(
-            "; a game side's rated under a bound from 1% of the band's clean train and validation sides ({})",
+            "; a game side's of a rating band from {}% of the band's clean train and validation sides ({})",
+            100.0 * a.band_rate,
             banded.join(", ")
         )
     };
@@ -749,8 +815,8 @@ fn side_thresholds(humans: &[f64]) -> (f64, f64) {
 /// `look closer` above all but 1% of them, as [`side_thresholds`] clamps it, and `unclear`
 /// at their 90th percentile, never above it; with `variant`, the variant's own `look
 /// closer`, to count the sides that reach it.
-fn lower_rated(humans: &[f64], below: f64, variant: f64) -> LowerRated {
-    let allowed = humans.len() / 100; // BAND_RATE
+fn lower_rated(humans: &[f64], below: f64, variant: f64, rate: f64) -> LowerRated {
+    let allowed = ((humans.len() as f64 * rate + 1e-9).floor() as usize).min(humans.len() - 1);
     let look_closer = (humans[humans.len() - 1 - allowed] + 1e-9).clamp(0.5, 0.999);
     LowerRated {
         below,
@@ -758,6 +824,7 @@ fn lower_rated(humans: &[f64], below: f64, variant: f64) -> LowerRated {
         look_closer,
         sides: humans.len(),
         at_variant: humans.iter().filter(|&&p| p >= variant).count(),
+        look_closer_player: None,
     }
 }
 
@@ -1646,6 +1713,7 @@ fn fit(a: FitArgs) -> Result<()> {
         &[(&validation, &reader)],
         None,
         "the validation split",
+        false,
         &mut model,
     )?);
     std::fs::write(&a.out, model.to_json() + "\n")
@@ -1732,6 +1800,7 @@ fn set_player_thresholds(
     groups: &[(&[Record], &AssessmentModel)],
     oof: Option<&ClassifierOof>,
     what: &str,
+    band_apart: bool,
     model: &mut AssessmentModel,
 ) -> Result<String> {
     let mut by_size: Vec<(usize, Vec<PseudoPlayer>)> =
@@ -1749,13 +1818,40 @@ fn set_player_thresholds(
     let mut card = String::new();
     for v in &mut model.variants {
         let basis = v.basis();
+        // With `band_apart`, the kind's threshold from the pseudo-players rated above its
+        // bands, and each band's from its own (by their mean rating).
+        let bounds: Vec<f64> = if band_apart && v.rated {
+            v.lower_rated.iter().map(|b| b.below).collect()
+        } else {
+            Vec::new()
+        };
+        let band_of = |p: &PseudoPlayer| {
+            p.elo
+                .and_then(|e| bounds.iter().position(|b| e < *b))
+                .unwrap_or(bounds.len())
+        };
+        for (i, b) in v.lower_rated.iter_mut().enumerate().take(bounds.len()) {
+            let (bound, parts) = player_bound(&by_size, &basis, |p| band_of(p) == i);
+            b.look_closer_player = Some(b.look_closer.max(bound.min(0.999)));
+            card.push_str(&format!(
+                "players of 5+ games, {basis}, rated under {}: look closer from {:.3} ({})  \n",
+                b.below,
+                b.look_closer_player.unwrap_or_default(),
+                parts.join("; ")
+            ));
+        }
         let mut bound = 0.0_f64;
         let mut parts = Vec::new();
         let mut unclear = None;
         for (n, players) in &by_size {
             let clean: Vec<&PseudoPlayer> = players
                 .iter()
-                .filter(|p| p.kind == Kind::Human && p.basis == basis && !p.probability.is_nan())
+                .filter(|p| {
+                    p.kind == Kind::Human
+                        && p.basis == basis
+                        && !p.probability.is_nan()
+                        && band_of(p) == bounds.len()
+                })
                 .collect();
             let human: Vec<f64> = clean.iter().map(|p| p.probability).collect();
             if *n == PLAYER_GAMES[0] && human.len() >= 10 {
@@ -1791,6 +1887,35 @@ fn set_player_thresholds(
         ));
     }
     Ok(card)
+}
+
+/// A player threshold's bound from the clean pseudo-players of a kind of input that
+/// `pick` keeps: above the highest of each size and the normal tail of their logits; and
+/// the words for it.
+fn player_bound(
+    by_size: &[(usize, Vec<PseudoPlayer>)],
+    basis: &str,
+    pick: impl Fn(&PseudoPlayer) -> bool,
+) -> (f64, Vec<String>) {
+    let mut bound = 0.0_f64;
+    let mut parts = Vec::new();
+    for (n, players) in by_size {
+        let human: Vec<f64> = players
+            .iter()
+            .filter(|p| {
+                p.kind == Kind::Human && p.basis == basis && !p.probability.is_nan() && pick(p)
+            })
+            .map(|p| p.probability)
+            .collect();
+        let top = human.iter().copied().fold(0.0_f64, f64::max);
+        let tail = normal_tail(&human, Z_PLAYER);
+        bound = bound.max(top + 1e-9).max(tail);
+        parts.push(format!(
+            "{n} games: {} players, highest {top:.3}, tail {tail:.3}",
+            human.len()
+        ));
+    }
+    (bound, parts)
 }
 
 /// The sizes of the pseudo-players a player's threshold is set above.
@@ -2445,7 +2570,7 @@ fn fit_variants(
             look_closer_player: 0.9,
             platt_player: None,
             unclear_player: None,
-            lower_rated: None,
+            lower_rated: Vec::new(),
         };
         let valid: Vec<&Row> = all
             .iter()
@@ -3948,20 +4073,23 @@ mod tests {
         // 250 clean sides, 0.000 to 0.996: 1% of them is 2 sides, so the band's threshold
         // sits just above the third highest (0.988), and 4 reach the variant's 0.981.
         let humans: Vec<f64> = (0..250).map(|i| f64::from(i) * 0.004).collect();
-        let b = lower_rated(&humans, 1900.0, 0.981);
+        let b = lower_rated(&humans, 1900.0, 0.981, BAND_RATE);
         assert!((b.look_closer - 0.988).abs() < 1e-6, "{}", b.look_closer);
         // The 90th percentile: 0.9 of the way through 249 steps of 0.004.
         assert!((b.unclear - 0.8964).abs() < 1e-9, "{}", b.unclear);
         assert_eq!(humans.iter().filter(|&&p| p >= b.look_closer).count(), 2);
         assert_eq!((b.below, b.sides, b.at_variant), (1900.0, 250, 4));
         // Under 100 sides none is let through; the fit's clamp holds.
-        let few = lower_rated(&humans[160..], 1900.0, 0.981);
+        let few = lower_rated(&humans[160..], 1900.0, 0.981, BAND_RATE);
         assert!(
             (few.look_closer - 0.996).abs() < 1e-6,
             "{}",
             few.look_closer
         );
-        assert_eq!(lower_rated(&humans[..10], 1900.0, 0.981).look_closer, 0.5);
+        assert_eq!(
+            lower_rated(&humans[..10], 1900.0, 0.981, BAND_RATE).look_closer,
+            0.5
+        );
     }
 
     #[test]
