@@ -1912,20 +1912,28 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
     // `--band-apart`: a rated kind of input's thresholds from its sides rated at or above
     // the band's bound alone; the band's from those under it. Few sides: each threshold
     // lies just above its set's highest, and the band is kept only when above the kind's.
-    let (mut above, mut under) = (Vec::new(), Vec::new());
-    for f in tsv
-        .lines()
-        .skip(1)
-        .map(|l| l.split('\t').collect::<Vec<_>>())
-    {
-        if f[2] != "Test" && f[3] == "Human" && f[6] == "true" {
-            let p: f64 = f[8].parse().unwrap();
-            match f[4].parse::<f64>() {
-                Ok(e) if e < 1800.0 => under.push(p),
-                _ => above.push(p),
+    // The clean rated train and validation sides' probabilities in the bands under each
+    // bound (ascending), and at or above the last.
+    let banded_sides = |bounds: &[f64]| {
+        let mut bands = vec![Vec::new(); bounds.len() + 1];
+        for f in tsv
+            .lines()
+            .skip(1)
+            .map(|l| l.split('\t').collect::<Vec<_>>())
+        {
+            if f[2] != "Test" && f[3] == "Human" && f[6] == "true" {
+                let p: f64 = f[8].parse().unwrap();
+                let band = f[4]
+                    .parse::<f64>()
+                    .ok()
+                    .and_then(|e| bounds.iter().position(|b| e < *b))
+                    .unwrap_or(bounds.len());
+                bands[band].push(p);
             }
         }
-    }
+        bands
+    };
+    let [under, above]: [Vec<f64>; 2] = banded_sides(&[1800.0]).try_into().unwrap();
     assert!(above.len() >= 5 && under.len() >= 5, "{above:?} {under:?}");
     let just_above =
         |v: &[f64]| (v.iter().cloned().fold(f64::MIN, f64::max) + 1e-9).clamp(0.5, 0.999);
@@ -1962,21 +1970,7 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
     // Two bounds: a band under each, the kind's threshold from the sides rated at or
     // above the higher alone; a band with fewer sides than `--min-band-sides` gets none,
     // and says that the kind's threshold holds its sides.
-    let (mut low, mut mid, mut high) = (Vec::new(), Vec::new(), Vec::new());
-    for f in tsv
-        .lines()
-        .skip(1)
-        .map(|l| l.split('\t').collect::<Vec<_>>())
-    {
-        if f[2] != "Test" && f[3] == "Human" && f[6] == "true" {
-            let p: f64 = f[8].parse().unwrap();
-            match f[4].parse::<f64>() {
-                Ok(e) if e < 1500.0 => low.push(p),
-                Ok(e) if e < 1800.0 => mid.push(p),
-                _ => high.push(p),
-            }
-        }
-    }
+    let [low, mid, high]: [Vec<f64>; 3] = banded_sides(&[1500.0, 1800.0]).try_into().unwrap();
     assert!(low.len() >= 2 && mid.len() >= 2, "{low:?} {mid:?}");
     let min_band = low.len().min(mid.len());
     let out = run_with(

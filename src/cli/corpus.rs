@@ -144,6 +144,10 @@ pub struct ReportArgs {
     /// At most this many games of each source (the first ones).
     #[arg(long)]
     limit: Option<usize>,
+    /// Also this stored game (`SOURCE/NUMBER`, e.g. `twic-920/1970`; repeatable), after the
+    /// games the other options choose.
+    #[arg(long, value_name = "ID")]
+    also: Vec<String>,
     /// Write the report here (`-` for stdout).
     #[arg(long, default_value = "-")]
     json: PathBuf,
@@ -343,6 +347,21 @@ impl StoredPosition {
 }
 
 impl Record {
+    /// The stored game `SOURCE/NUMBER` of a corpus.
+    pub fn load_id(corpus: &Path, id: &str) -> Result<Record> {
+        let (source, number) = id
+            .split_once('/')
+            .and_then(|(s, n)| Some((s, n.parse::<usize>().ok()?)))
+            .with_context(|| {
+                format!("{id}: a stored game is named SOURCE/NUMBER (e.g. twic-920/1970)")
+            })?;
+        let path = Record::path(corpus, source, number);
+        if !path.exists() {
+            bail!("{id}: no such stored game ({} is missing)", path.display());
+        }
+        Record::load(&path)
+    }
+
     fn path(corpus: &Path, source: &str, game: usize) -> PathBuf {
         corpus
             .join("games")
@@ -1355,6 +1374,9 @@ fn report(a: ReportArgs) -> Result<()> {
             *k <= n
         });
     }
+    for id in &a.also {
+        records.push(Record::load_id(&a.corpus, id)?);
+    }
     let report = rebuild(&records)?;
     super::output::write_to(&a.json, &(report.to_json() + "\n"))
 }
@@ -1566,6 +1588,13 @@ mod tests {
             *n += 1;
             *n <= 4
         });
+        // And the two games of a clean over-the-board player rated about 2,100, one of
+        // which reads `look closer` on its own while the two pooled stay under it.
+        for id in ["twic-920/1970", "twic-920/1977"] {
+            records.push(Record::load_id(&corpus, id).unwrap());
+        }
+        assert!(Record::load_id(&corpus, "twic-920/99999").is_err());
+        assert!(Record::load_id(&corpus, "twic-920").is_err());
         let report = rebuild(&records).unwrap();
         let table = fairsight::render::player_table(&report);
 

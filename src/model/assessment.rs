@@ -1966,10 +1966,20 @@ fn lower_rated_hint(b: &LowerRated, from: Option<f64>, variant: f64) -> String {
         Some(f) => format!("{}-{}", thousands(f), thousands(b.below - 1.0)),
     };
     format!(
-        "clean players rated {rated} reach a probability of {:.0}% or more in about 1 game in {one_in}, more often than stronger players do, so for them look closer starts at {:.0}%: look at more of their games",
-        variant * 100.0,
-        b.look_closer * 100.0
+        "clean players rated {rated} reach a probability of {} or more in about 1 game in {one_in}, more often than stronger players do, so for them look closer starts at {}: look at more of their games",
+        threshold_percent(variant),
+        threshold_percent(b.look_closer)
     )
+}
+
+/// A threshold as a percentage: whole percents, but tenths from 99.5% on, rounded down,
+/// so that a threshold under 1 never reads "100%" (which no probability could reach).
+pub fn threshold_percent(p: f64) -> String {
+    if (0.995..1.0).contains(&p) {
+        format!("{:.1}%", (p * 1000.0).floor() / 10.0)
+    } else {
+        format!("{:.0}%", p * 100.0)
+    }
 }
 
 /// A rating with a thousands comma (`1,900`).
@@ -3065,10 +3075,11 @@ mod tests {
         // At a rate of 1 in 200 two of seven do.
         assert!(clean_sides_tail(2, 7, 0.005) <= PLAYER_LOOK_CLOSER_RATE);
         assert!(clean_sides_tail(2, 7, p) > PLAYER_LOOK_CLOSER_RATE);
-        // The shipped model's thresholds were set at 1% for its band under 1,900; the
-        // quick screen's model has no such rate (its sides were measured at more).
+        // The shipped model's thresholds were set at 0.5% for its kind of input and each
+        // rating band; the quick screen's model has no such rate (its sides were measured
+        // at more).
         let shipped = AssessmentModel::builtin().unwrap();
-        assert_eq!(shipped.side_look_closer_rate, Some(0.01));
+        assert_eq!(shipped.side_look_closer_rate, Some(0.005));
         let quick: AssessmentModel =
             AssessmentModel::from_json(include_str!("../../models/quick-assessment.json")).unwrap();
         assert_eq!(quick.side_look_closer_rate, None);
@@ -3252,6 +3263,14 @@ mod tests {
                 "{rating}"
             );
         }
+        // A threshold from 99.5% on reads in tenths, never "100%".
+        let a = m.assess(&signals(&between, Some(1200.0))).unwrap();
+        assert!(a.hint.unwrap().contains("look closer starts at 97%"));
+        assert_eq!(threshold_percent(0.9953), "99.5%");
+        assert_eq!(threshold_percent(0.99999), "99.9%");
+        assert_eq!(threshold_percent(0.9949), "99%");
+        assert_eq!(threshold_percent(0.777), "78%");
+        assert_eq!(threshold_percent(1.0), "100%");
         m.variants.iter_mut().find(|v| v.rated).unwrap().lower_rated[0].look_closer_player =
             Some(0.5);
         let mut player = signals(&between, Some(1500.0));

@@ -125,15 +125,15 @@ fn assessment_lines(report: &Report, flagged: &[FlaggedSide]) -> String {
             .map_or("no rating".to_owned(), |r| format!("rated {r:.0}"));
         out.push_str(&format!(
             "  {}: {} (probability of engine assistance {:.0}%; {} game(s), {rating}, {} moves, \
-             the model for {}; unclear from {:.0}%, look closer from {:.0}%)\n",
+             the model for {}; unclear from {}, look closer from {})\n",
             p.name,
             a.level.name().to_uppercase(),
             a.probability * 100.0,
             p.games,
             a.moves,
             basis_words(&a.basis),
-            a.thresholds.0 * 100.0,
-            a.thresholds.1 * 100.0
+            crate::model::assessment::threshold_percent(a.thresholds.0),
+            crate::model::assessment::threshold_percent(a.thresholds.1)
         ));
         if let Some(w) = &a.resembles {
             out.push_str(&format!("      most like {w}\n"));

@@ -923,12 +923,15 @@ test('a Chess960 game through Stockfish in Web Workers equals the CLI report', {
 });
 
 test('triage: sortable games and players, a player filter, a flag per side, master-detail, on desktop and phone', { skip: SKIP }, async () => {
-  // Twelve corpus games rebuilt at the defaults: lichess players, switched players and
-  // TCEC engines, so every level of the assessment (and none) is in the table.
+  // Nine corpus games rebuilt at the defaults: lichess players and switched copies of
+  // their games (one too short for an assessment), and TCEC engines, so every level of
+  // the assessment (and none) is in the table: one engine with one of its two games at
+  // look closer (Booot), one with both (Renegade). (Few rows: all of them are in the DOM
+  // of the virtualised list on a phone.)
   const saved = path.join(root, 'target', `triage-${process.pid}.json`);
-  cli(['corpus', 'report', '--source', 'lichess-2025-05', '--source', 'switched-lichess', '--source', 'tcec', '--limit', '4', '--json', saved]);
+  cli(['corpus', 'report', '--source', 'switched-lichess', '--limit', '3', ...['lichess-2025-05/1', 'switched-lichess/4', 'tcec/81', 'tcec/307', 'tcec/918', 'tcec/935'].flatMap((id) => ['--also', id]), '--json', saved]);
   const report = JSON.parse(fs.readFileSync(saved, 'utf8'));
-  assert.equal(report.games.length, 12);
+  assert.equal(report.games.length, 9);
   const levels = new Set(report.games.flatMap((g) => ['white', 'black'].map((s) => g.sides[s].assessment?.level ?? null)));
   assert.deepEqual([...levels].sort(), ['look closer', 'no concern', 'unclear', null].sort());
 
@@ -969,7 +972,7 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
       }
       assert.equal(await rows.locator('td.flag.level-look-closer .light').count(), [...report.games].flatMap((g) => [g.sides.white, g.sides.black]).filter((s) => s.assessment?.level === 'look closer').length);
       // Each flag's tooltip: the probability, and the side's hint where it explains a
-      // concern (a side rated under 1,900 at 95% is only `unclear`: the hint says why).
+      // concern (a side of a rating band at 95% is only `unclear`: the hint says why).
       const flagTitle = (a) =>
         a ? `${Math.round(a.probability * 100)}% probability of engine assistance.${a.level !== 'no concern' && a.hint ? ` Hint: ${a.hint}.` : ''}` : '';
       for (let i = 0; i < report.games.length; i++) {
@@ -1013,11 +1016,11 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
       await page.fill('#player-filter', 'gaspa');
       const gaspadarek = report.games.filter((g) => [g.tags.White, g.tags.Black].includes('GASPADAREK')).map((g) => g.index);
       assert.deepEqual((await gameOrder(page)).sort(), gaspadarek.sort());
-      assert.equal(await page.textContent('#games-count'), `${gaspadarek.length} of 12 games`);
+      assert.equal(await page.textContent('#games-count'), `${gaspadarek.length} of 9 games`);
       await page.fill('#player-filter', 'nobody at all');
       assert.match(await page.textContent('#games'), /No game of a player matching the filter/);
       await page.fill('#player-filter', '');
-      assert.equal((await gameOrder(page)).length, 12);
+      assert.equal((await gameOrder(page)).length, 9);
 
       // The summary is a sortable player table above the games; a name shows their games.
       await page.click('#summary button[data-sort="probability"]');
@@ -1052,7 +1055,7 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
       await page.keyboard.press('ArrowUp');
       assert.equal(await focused(), 1);
       await page.keyboard.press('End');
-      assert.equal(await focused(), 11);
+      assert.equal(await focused(), 8);
       await page.keyboard.press('Home');
       assert.equal(await focused(), 0);
       await page.keyboard.press('ArrowUp');
@@ -1105,7 +1108,7 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
 
       // The opened game leads with each side's flag in words, and the hint of a side
       // held back by its rating band's higher bar.
-      const banded = report.games.find((g) => ['white', 'black'].some((s) => /rated under 1,900/.test(g.sides[s].assessment?.hint ?? '')));
+      const banded = report.games.find((g) => ['white', 'black'].some((s) => /clean players rated (under [\d,]+|[\d,]+-[\d,]+) reach/.test(g.sides[s].assessment?.hint ?? '')));
       assert.ok(banded, 'a side held back by its band in the corpus games');
       await page.locator(`#games tr.game-row[data-game="${banded.index}"]`).click();
       await page.waitForFunction((i) => window.fairsight.state.game === i, banded.index);
@@ -1118,7 +1121,7 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
           return ` ${banded.tags[s === 'white' ? 'White' : 'Black']}: ${a.level}, ${Math.round(a.probability * 100)}% probability of engine assistance in this game.${hint}`;
         });
       assert.deepEqual(sideFlags, wantFlags);
-      assert.ok(sideFlags.some((t) => /: unclear, 9\d% .*Hint: clean players rated under 1,900/.test(t)), sideFlags.join('\n'));
+      assert.ok(sideFlags.some((t) => /: unclear, 9\d% .*Hint: clean players rated (under [\d,]+|[\d,]+-[\d,]+) reach/.test(t)), sideFlags.join('\n'));
       await page.locator('#game .game-head').screenshot({ path: path.join(root, 'target', 'screenshots', `game-flags-${name}-${colorScheme}.png`) });
 
       // Each player's card names the rating the assessment reads against.
@@ -1169,18 +1172,18 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
         if (p.games > 1 && p.assessment && lc && p.assessment.level !== 'look closer') flaggedAlone += 1;
       }
       assert.ok(flaggedAlone >= 1, 'a player under look closer with a game there: ' + JSON.stringify(byGameCards));
-      // The TCEC engines: each of their two games at look closer on its own puts them
+      // A TCEC engine: each of its two games at look closer on its own puts it
       // there (a clean player shows two of two in fewer than 1 in 1,000), and the hint
       // says so under the pooled probability.
       const raised = report.players.filter((p) => /^\d+ of their \d+ games reach look closer on their own/.test(p.assessment?.hint ?? ''));
-      assert.ok(raised.length >= 2, JSON.stringify(report.players.map((p) => [p.name, p.assessment?.level])));
+      assert.ok(raised.length >= 1, JSON.stringify(report.players.map((p) => [p.name, p.assessment?.level])));
       for (const p of raised) {
         assert.equal(p.assessment.level, 'look closer', p.name);
         assert.ok(p.assessment.probability < p.assessment.thresholds[1], `${p.name}: raised by its games, not its pooled probability`);
         const card = page.locator('.player-card', { has: page.locator(`h3:text-is("${p.name}")`) });
         assert.equal(await card.locator('.level-badge').textContent(), 'look closer');
         assert.equal(await card.locator('.assessment .hint').textContent(), `Hint: ${p.assessment.hint}.`);
-        assert.match(await card.locator('.assessment .sub').textContent(), /look closer from \d+%, or when enough of their games reach it on their own\.$/);
+        assert.match(await card.locator('.assessment .sub').textContent(), /look closer from [\d.]+%, or when enough of their games reach it on their own\.$/);
       }
       const meanings = await page.locator('#summary tbody tr').evaluateAll((rows) =>
         rows.map((r) => [r.querySelector('button.player-link').textContent, r.querySelector('td.meaning').textContent]));
@@ -1210,7 +1213,7 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
         }),
       );
       assert.deepEqual(lone, []);
-      const held = banded.tags[/rated under 1,900/.test(banded.sides.white.assessment?.hint ?? '') ? 'White' : 'Black'];
+      const held = banded.tags[/clean players rated (under [\d,]+|[\d,]+-[\d,]+) reach/.test(banded.sides.white.assessment?.hint ?? '') ? 'White' : 'Black'];
       await page.locator('.player-card', { has: page.locator(`h3:text-is("${held}")`) }).screenshot({ path: path.join(root, 'target', 'screenshots', `player-card-${name}-${colorScheme}.png`) });
       assert.deepEqual(errors, []);
       await context.close();
@@ -1737,7 +1740,13 @@ test('what it means: a popover per metric with the clean human range, expert sta
     assert.ok(await pop.isVisible());
     const words = await pop.textContent();
     assert.match(words, /engine's first choice/);
-    const pctOf = (x) => `${Math.round(x * 100)}%`;
+    // Whole percents as the core writes them (Rust's `{:.0}`: a tie goes to the even
+    // number, 62.5 to 62, where JavaScript's rounding gives 63).
+    const pctOf = (x) => {
+      const v = x * 100;
+      const r = Math.round(v);
+      return `${v - Math.floor(v) === 0.5 && r % 2 === 1 ? r - 1 : r}%`;
+    };
     const th = (r) => r.toLocaleString('en-US');
     assert.ok(words.includes(`Clean human game sides rated ${th(band.lo)}–${th(band.hi)}: ${pctOf(band.p5)} to ${pctOf(band.p95)} (the middle 90% of ${band.sides} sides`), words);
     const box = await pop.boundingBox();

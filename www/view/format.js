@@ -44,6 +44,13 @@ export function pct(x, digits = 0) {
   return isNum(x) ? `${(x * 100).toFixed(digits)}%` : DASH;
 }
 
+/** A threshold as a percentage: whole percents, but tenths from 99.5% on, rounded down,
+ *  so that a threshold under 1 never reads "100%" (as the CLI's `threshold_percent`). */
+export function thresholdPct(x) {
+  if (!isNum(x)) return DASH;
+  return x >= 0.995 && x < 1 ? `${(Math.floor(x * 1000) / 10).toFixed(1)}%` : `${(x * 100).toFixed(0)}%`;
+}
+
 /** An interval of 0..1 fractions as `49–94%`. */
 export function pctRange(ci) {
   if (!Array.isArray(ci) || !isNum(ci[0]) || !isNum(ci[1])) return null;

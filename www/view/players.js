@@ -26,6 +26,7 @@ import {
   pctRange,
   str,
   tag,
+  thresholdPct,
 } from './format.js';
 import { rateHistogram, stretchWords } from './charts.js';
 import { info, infoLabel } from './explain.js';
@@ -319,7 +320,7 @@ function assessmentBlock(p, report, levels) {
       info('probability')),
     h('p', {
       class: 'sub',
-      text: `${a.moves} moves, the model for ${basisWords(a.basis)}; unclear from ${pct(arr(a.thresholds)[0])}, look closer from ${pct(arr(a.thresholds)[1])}${raisedByGames(a) ? ', or when enough of their games reach it on their own' : ''}.`,
+      text: `${a.moves} moves, the model for ${basisWords(a.basis)}; unclear from ${thresholdPct(arr(a.thresholds)[0])}, look closer from ${thresholdPct(arr(a.thresholds)[1])}${raisedByGames(a) ? ', or when enough of their games reach it on their own' : ''}.`,
     }),
   );
   if (a.resembles) box.append(h('p', { class: 'resembles', text: `Most like ${str(a.resembles)}.` }));

@@ -119,8 +119,9 @@ pub struct ThresholdsArgs {
     /// above the previous one: `look closer` above all but `--band-rate` of the band's
     /// clean sides in the train and validation splits (a band has too few sides the model
     /// never saw for 0.5% of them to be a side; the train sides' probabilities are
-    /// in-sample, unless `--cross` reads them with the fold models).
-    #[arg(long, value_delimiter = ',', default_value = "1900")]
+    /// in-sample, unless `--cross` reads them with the fold models). Default: the model's
+    /// own bounds, or 1900 if it has none.
+    #[arg(long, value_delimiter = ',')]
     lower_rated: Vec<f64>,
     /// The share of a band's clean sides its `look closer` lets through.
     #[arg(long, default_value_t = BAND_RATE)]
@@ -396,6 +397,8 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
     let mut readers: Vec<AssessmentModel> = readers.into_iter().map(|(m, _)| m).collect();
     let manifests: Vec<&Manifest> = fitted_sets.iter().collect();
     let reader_of = |split: Split, game: &str| first_unseen(&manifests, split, game);
+    // The kinds of input whose scaling `--calibrate` fitted again.
+    let mut refitted: Vec<String> = Vec::new();
     if a.calibrate {
         let mut cal: BTreeMap<String, (Vec<f64>, Vec<bool>)> = BTreeMap::new();
         for (i, r) in base.iter().enumerate() {
@@ -412,6 +415,9 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
         }
         for line in refit_scaling(&mut model, &mut readers, &cal) {
             eprintln!("fairsight: {line}");
+            if let Some((basis, _)) = line.split_once(": ") {
+                refitted.push(basis.to_owned());
+            }
         }
     }
     if let Some(path) = &a.sides {
@@ -438,7 +444,18 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
         std::fs::write(path, t).with_context(|| format!("writing {}", path.display()))?;
     }
     // The bands' bounds, ascending; a rating's band is the first whose bound is above it.
-    let mut bounds: Vec<f64> = a.lower_rated.iter().copied().filter(|b| *b > 0.0).collect();
+    let given = if a.lower_rated.is_empty() {
+        let own: Vec<f64> = model
+            .variants
+            .iter()
+            .find(|v| v.rated && !v.lower_rated.is_empty())
+            .map(|v| v.lower_rated.iter().map(|b| b.below).collect())
+            .unwrap_or_default();
+        if own.is_empty() { vec![1900.0] } else { own }
+    } else {
+        a.lower_rated.clone()
+    };
+    let mut bounds: Vec<f64> = given.iter().copied().filter(|b| *b > 0.0).collect();
     bounds.sort_by(f64::total_cmp);
     bounds.dedup();
     let top = bounds.last().copied();
@@ -700,7 +717,14 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
         } else {
             "kept (never below a side's)"
         }
-    ) + &if banded.is_empty() {
+    ) + &if refitted.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; the scaling fitted again on every side of every kind the models never saw ({})",
+            refitted.join(", ")
+        )
+    } + &if banded.is_empty() {
         String::new()
     } else {
         format!(
@@ -1833,9 +1857,12 @@ fn set_player_thresholds(
         for (i, b) in v.lower_rated.iter_mut().enumerate().take(bounds.len()) {
             let (bound, parts) = player_bound(&by_size, &basis, |p| band_of(p) == i);
             b.look_closer_player = Some(b.look_closer.max(bound.min(0.999)));
+            let rated = match i {
+                0 => format!("under {}", b.below),
+                _ => format!("{}-{}", bounds[i - 1], b.below - 1.0),
+            };
             card.push_str(&format!(
-                "players of 5+ games, {basis}, rated under {}: look closer from {:.3} ({})  \n",
-                b.below,
+                "players of 5+ games, {basis}, rated {rated}: look closer from {:.3} (never below the band's side threshold, above every clean pseudo-player of the band and their normal tail; {})  \n",
                 b.look_closer_player.unwrap_or_default(),
                 parts.join("; ")
             ));
@@ -2797,6 +2824,9 @@ struct PseudoPlayer {
     elo: Option<f64>,
     /// Its games.
     games: usize,
+    /// The `look closer` it was held to (its kind of input's, or its rating band's; NaN
+    /// unassessed).
+    look_closer: f64,
 }
 
 /// Pseudo-players of `size` games each, for the per-player error rates: the human
@@ -3050,6 +3080,7 @@ fn assess_player(
         elo,
         level: a.as_ref().map(|a| a.level),
         probability: a.as_ref().map_or(f64::NAN, |a| a.probability),
+        look_closer: a.as_ref().map_or(f64::NAN, |a| a.thresholds.1),
         basis: a.map(|a| a.basis).unwrap_or_default(),
         members,
         games: p.games,
@@ -3677,29 +3708,19 @@ fn eval(a: EvalArgs) -> Result<()> {
     }
     let records = load_records(&a.corpus, &[], None, Some(a.split))?;
     for &n in &a.player_games {
-        player_rates(
-            &mut out,
-            &pseudo_players(&records, model, n, 1, None)?,
-            n,
-            model,
-        );
+        player_rates(&mut out, &pseudo_players(&records, model, n, 1, None)?, n);
     }
     if a.real_player_games < 2 {
         bail!("--real-player-games: 2 or more");
     }
     let real = real_players(&a.corpus, a.split, model, a.real_player_games)?;
-    real_player_rates(&mut out, &real, a.real_player_games, model);
+    real_player_rates(&mut out, &real, a.real_player_games);
     print!("{out}");
     Ok(())
 }
 
 /// The levels of the real clean players of `min_games` or more games ([`real_players`]).
-fn real_player_rates(
-    out: &mut String,
-    players: &[PseudoPlayer],
-    min_games: usize,
-    model: &AssessmentModel,
-) {
+fn real_player_rates(out: &mut String, players: &[PseudoPlayer], min_games: usize) {
     let assessed: Vec<&PseudoPlayer> = players.iter().filter(|p| p.level.is_some()).collect();
     let _ = writeln!(
         out,
@@ -3720,7 +3741,7 @@ fn real_player_rates(
             100.0 * hi
         );
     }
-    tail_line(out, &assessed, model, 0x7265_616c);
+    tail_line(out, &assessed, 0x7265_616c);
     highest(out, "real player", assessed);
 }
 
@@ -3741,7 +3762,7 @@ fn highest(out: &mut String, what: &str, mut players: Vec<&PseudoPlayer>) {
 }
 
 /// The per-player rates of the pseudo-players of `games` games each.
-fn player_rates(out: &mut String, players: &[PseudoPlayer], games: usize, model: &AssessmentModel) {
+fn player_rates(out: &mut String, players: &[PseudoPlayer], games: usize) {
     let _ = writeln!(
         out,
         "\nper player of {n} games (pseudo-players: {n} game sides of one kind, humans of similar rating, pooled):",
@@ -3793,7 +3814,7 @@ fn player_rates(out: &mut String, players: &[PseudoPlayer], games: usize, model:
         );
     }
     let clean: Vec<&PseudoPlayer> = players.iter().filter(|p| p.kind == Kind::Human).collect();
-    tail_line(out, &clean, model, games as u64);
+    tail_line(out, &clean, games as u64);
     highest(out, "clean pseudo-player", clean);
     let (ps, pl): (Vec<f64>, Vec<bool>) = players
         .iter()
@@ -3909,21 +3930,25 @@ fn tail_rate(groups: &[(Vec<f64>, f64)], seed: u64) -> Option<TailRate> {
     })
 }
 
-/// The clean players of `players` grouped by kind of input: their logits and the logit of
-/// that kind's player threshold in `model`.
-fn clean_logits(players: &[&PseudoPlayer], model: &AssessmentModel) -> Vec<(Vec<f64>, f64)> {
-    model
-        .variants
+/// The clean players of `players` grouped by kind of input and by the `look closer` they
+/// were held to (a rating band's, where the kind has bands): their logits and the logit
+/// of that threshold.
+fn clean_logits(players: &[&PseudoPlayer]) -> Vec<(Vec<f64>, f64)> {
+    let mut groups: BTreeMap<(&str, u64), Vec<f64>> = BTreeMap::new();
+    for p in players
         .iter()
-        .map(|v| {
-            let basis = v.basis();
-            let logits = players
-                .iter()
-                .filter(|p| p.kind == Kind::Human && p.basis == basis)
-                .filter(|p| p.probability > 0.0 && p.probability < 1.0)
-                .map(|p| (p.probability / (1.0 - p.probability)).ln())
-                .collect();
-            let t = v.look_closer_player;
+        .filter(|p| p.kind == Kind::Human && p.probability > 0.0 && p.probability < 1.0)
+        .filter(|p| p.look_closer > 0.0 && p.look_closer < 1.0)
+    {
+        groups
+            .entry((p.basis.as_str(), p.look_closer.to_bits()))
+            .or_default()
+            .push((p.probability / (1.0 - p.probability)).ln());
+    }
+    groups
+        .into_iter()
+        .map(|((_, t), logits)| {
+            let t = f64::from_bits(t);
             (logits, (t / (1.0 - t)).ln())
         })
         .collect()
@@ -4042,8 +4067,8 @@ fn auc_resamples(sets: &[&[f64]], labels: &[bool], players: &[&str], seed: u64) 
 }
 
 /// [`tail_rate`]'s line for `players`.
-fn tail_line(out: &mut String, players: &[&PseudoPlayer], model: &AssessmentModel, seed: u64) {
-    let Some(t) = tail_rate(&clean_logits(players, model), seed) else {
+fn tail_line(out: &mut String, players: &[&PseudoPlayer], seed: u64) {
+    let Some(t) = tail_rate(&clean_logits(players), seed) else {
         let _ = writeln!(
             out,
             "  false-positive rate, look closer, from a normal fitted to the clean players' logits: none (no kind of input has 10 clean players)"
