@@ -2831,7 +2831,8 @@ struct PseudoPlayer {
 
 /// Pseudo-players of `size` games each, for the per-player error rates: the human
 /// sides of `records` grouped by rating (`size` in a row in Elo order, White and Black
-/// alike, as a real player's games are; a side whose game's other side is already in the
+/// alike, as a real player's games are, online and over-the-board games apart, as a real
+/// player's rating is on one scale ([`online`]); a side whose game's other side is already in the
 /// group goes to the next one, so that no pseudo-player holds both sides of one game:
 /// pooling White's and Black's apart, as this once did, gave each player one colour's systematic
 /// edge times √games, which no real player has; so does a side whose player is already
@@ -2879,8 +2880,8 @@ fn pseudo_players(
         }
     }
     sides.sort_by(|a, b| {
-        (a.0, a.1.unwrap_or(f64::MAX))
-            .partial_cmp(&(b.0, b.1.unwrap_or(f64::MAX)))
+        (a.0, online(&records[a.2]), a.1.unwrap_or(f64::MAX))
+            .partial_cmp(&(b.0, online(&records[b.2]), b.1.unwrap_or(f64::MAX)))
             .unwrap_or(std::cmp::Ordering::Equal)
     });
     // Each member: (record index, side, the pseudo-player's name, the rating it is scored
@@ -2894,18 +2895,24 @@ fn pseudo_players(
             .filter_map(|s| s.1)
             .collect(),
     );
-    for kind in [
+    let pools = [
         Kind::Human,
         Kind::TopEngine,
         Kind::WeakEngine,
         Kind::Switched,
-    ] {
+    ]
+    .into_iter()
+    .flat_map(|kind| [(kind, false), (kind, true)]);
+    for (kind, on) in pools {
         let starts = if kind == Kind::Human {
             0..groupings.clamp(1, size)
         } else {
             0..1
         };
-        let of_kind: Vec<_> = sides.iter().filter(|s| s.0 == kind).collect();
+        let of_kind: Vec<_> = sides
+            .iter()
+            .filter(|s| s.0 == kind && online(&records[s.2]) == on)
+            .collect();
         // A clean pseudo-player is read as independent sides (below): never two sides of
         // one real player, whose own style would be in both.
         let player = |s: &PseudoSide<&str>| {
@@ -3129,6 +3136,20 @@ fn real_players(
 
 /// A game side for [`pseudo_players`]: kind, rating, record index, side.
 type PseudoSide<T> = (Kind, Option<f64>, usize, T);
+
+/// Whether a game was played online (its `Site` a chess server's address), where ratings
+/// run on their own scale: a lichess player rated 1,700 plays well below a FIDE 1,700 (on
+/// the train split, clean online sides rated 1,600-2,499 show Regan's ASD z at +1.5 to
+/// +2.0, over-the-board ones at about 0). A real player's games come from one of the two,
+/// so a pseudo-player's do too.
+fn online(record: &Record) -> bool {
+    record.tag("Site").is_some_and(|site| {
+        let site = site.to_ascii_lowercase();
+        ["lichess.org", "chess.com"]
+            .iter()
+            .any(|host| site.contains(host))
+    })
+}
 
 /// `sides` (kind, rating, record index, side) in groups of `size` in order, never two
 /// sides of one record or of one `player` in a group: a side whose record or player is
@@ -3765,7 +3786,7 @@ fn highest(out: &mut String, what: &str, mut players: Vec<&PseudoPlayer>) {
 fn player_rates(out: &mut String, players: &[PseudoPlayer], games: usize) {
     let _ = writeln!(
         out,
-        "\nper player of {n} games (pseudo-players: {n} game sides of one kind, humans of similar rating, pooled):",
+        "\nper player of {n} games (pseudo-players: {n} game sides of one kind, humans of similar rating on one scale (online or over the board), pooled):",
         n = games
     );
     for (what, kind) in [
@@ -5052,6 +5073,52 @@ mod tests {
         assert_eq!(groups.len(), 2);
         assert_eq!(ids(&groups[0]), [(0, "White"), (1, "White"), (2, "White")]);
         assert_eq!(ids(&groups[1]), [(0, "Black"), (1, "Black"), (2, "Black")]);
+    }
+
+    #[test]
+    fn a_pseudo_player_holds_online_or_over_the_board_games_never_both() {
+        // The depth study's 20 clean human games (rated, from lichess and TWIC), every
+        // other one moved to the other scale by its Site tag: their ratings interleave,
+        // so a grouping by rating alone would mix the two in most pseudo-players.
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/depth/d14");
+        let mut records = load_records(&corpus, &[], None, None).unwrap();
+        let mut moved = 0;
+        for (k, r) in records
+            .iter_mut()
+            .filter(|r| r.label == Label::Human)
+            .enumerate()
+        {
+            if k % 2 == 1 {
+                let was = online(r);
+                let site = format!("[Site \"{}\"]", r.tag("Site").unwrap());
+                let to = if was {
+                    "[Site \"Wijk aan Zee NED\"]".to_owned()
+                } else {
+                    format!("[Site \"https://lichess.org/game{}\"]", r.game)
+                };
+                r.pgn = r.pgn.replacen(&site, &to, 1);
+                assert_ne!(online(r), was, "{}", r.id);
+                moved += 1;
+            }
+        }
+        assert!(moved >= 5, "{moved}");
+        let model = AssessmentModel::builtin().unwrap();
+        let players = pseudo_players(&records, model, 2, 1, None).unwrap();
+        let mut pools = [0, 0];
+        for p in players.iter().filter(|p| p.kind == Kind::Human) {
+            let on: Vec<bool> = p
+                .members
+                .iter()
+                .map(|m| {
+                    let id = m.split(' ').next().unwrap();
+                    online(records.iter().find(|r| r.id == id).unwrap())
+                })
+                .collect();
+            assert!(on.iter().all(|o| *o == on[0]), "{:?}", p.members);
+            pools[usize::from(on[0])] += 1;
+        }
+        // Both scales make players of their own.
+        assert!(pools[0] >= 2 && pools[1] >= 2, "{pools:?}");
     }
 
     /// The first `n` games of the depth study's stored d14 corpus, rebuilt.
