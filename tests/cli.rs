@@ -2425,9 +2425,9 @@ fn each_slices_auc_has_an_interval_and_a_model_compared_with_itself_differs_by_n
 fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
     // The depth study's default-setting folder: 18 clean human train games, so 36 sides,
     // White and Black together, never two sides of one game or of one player in a
-    // pseudo-player: 6 of 5 (7 if one player's sides could share one: some players have
-    // several games here); of 10, 2 (the sides left are too few distinct games and
-    // players for a third).
+    // pseudo-player, nor online (lichess) and over-the-board (TWIC) sides: 5 of 5 (6 when
+    // the two scales could share one, 7 if one player's sides could too: some players
+    // have several games here); of 10, 1 (2 with the scales mixed).
     let eval = |option: &str, value: &str| {
         fairsight(&[
             "assess",
@@ -2502,7 +2502,7 @@ fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
         "{combined} is not the slice table's: {text}"
     );
     let mut both_colours = false;
-    for (size, clean) in [(5, 6), (10, 2)] {
+    for (size, clean) in [(5, 5), (10, 1)] {
         let table = text
             .split(&format!("per player of {size} games"))
             .nth(1)
