@@ -1370,6 +1370,12 @@ pub struct Expert {
     /// normal distribution's standard deviation fitted to their upper tail, where false
     /// positives come from.
     pub human: (f64, f64),
+    /// The centre and scale for a game side with clocks (online play), where clean
+    /// players of a rating read lower than over the board: those of the clean sides with
+    /// clocks that the model never saw (`assess thresholds --clocks-scale`). `None`:
+    /// `human` for every side.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub human_clocks: Option<(f64, f64)>,
     /// The same kind fitted without the signals read for game sides only
     /// ([`GAME_SIDE_ONLY`]), for a player's pooled games: they have none of those, and an
     /// expert weighted for them would read them at the clean median. `None`: it reads
@@ -1613,6 +1619,21 @@ impl Variant {
         v
     }
 
+    /// The variant as it reads a game side with clocks: each expert on its scale for
+    /// such sides ([`Expert::human_clocks`]) where it has one.
+    pub fn for_clocks(&self) -> Variant {
+        let mut v = self.clone();
+        for e in &mut v.experts {
+            e.human = e.human_clocks.take().unwrap_or(e.human);
+        }
+        v
+    }
+
+    /// Whether it reads a game side with clocks otherwise than one without.
+    pub fn has_clocks_reading(&self) -> bool {
+        self.experts.iter().any(|e| e.human_clocks.is_some())
+    }
+
     /// The rating band of a rating, with the rating the band starts from (`None` for the
     /// lowest): the first band whose bound is above it. `None`: no band holds it.
     pub fn band(&self, rating: Option<f64>) -> Option<(&LowerRated, Option<f64>)> {
@@ -1709,7 +1730,8 @@ impl AssessmentModel {
                         e.kind
                     )));
                 }
-                if !(e.human.1 > 0.0 && e.human.0.is_finite()) {
+                let scale_ok = |h: (f64, f64)| h.1 > 0.0 && h.0.is_finite();
+                if !scale_ok(e.human) || e.human_clocks.is_some_and(|h| !scale_ok(h)) {
                     return Err(AssessmentError(format!(
                         "{}: expert {:?} has no human scale",
                         v.basis(),
@@ -1778,10 +1800,12 @@ impl AssessmentModel {
 
     /// The variant that reads these signals as it reads them: for a player's pooled
     /// games, with each expert's player expert ([`Variant::for_players`]).
-    fn reading(&self, s: &Signals) -> Option<std::borrow::Cow<'_, Variant>> {
+    pub fn reading(&self, s: &Signals) -> Option<std::borrow::Cow<'_, Variant>> {
         let v = self.variant(s)?;
         Some(if s.games > 1 && v.has_player_reading() {
             std::borrow::Cow::Owned(v.for_players())
+        } else if s.games <= 1 && s.clocks && v.has_clocks_reading() {
+            std::borrow::Cow::Owned(v.for_clocks())
         } else {
             std::borrow::Cow::Borrowed(v)
         })
@@ -2237,6 +2261,7 @@ mod tests {
                     bias: -2.0,
                 },
                 human: (0.0, 1.0),
+                human_clocks: None,
                 player: None,
             }],
             platt: (1.0, 0.0),
@@ -3393,6 +3418,7 @@ mod tests {
                 bias: 0.0,
             },
             human: (-1.0, 0.5),
+            human_clocks: None,
             player: None,
         });
         let v = &m.variants[0];
@@ -3406,6 +3432,43 @@ mod tests {
         let y = v.input(&signals(&[("matchRate", 0.9), ("acpl", 40.0)], None));
         assert!((v.raw(&y) - sigmoid(6.0)).abs() < 1e-12);
         assert_eq!(v.leading_expert(&y).unwrap().kind, "top engines");
+    }
+
+    #[test]
+    fn a_game_side_with_clocks_is_read_on_its_experts_scale_for_clocks() {
+        let mut m = model();
+        // The top-engine expert's logit for this side is −2: z −2 on its one scale (0, 1).
+        let side = signals(&[("matchRate", 0.5), ("acpl", 40.0)], None);
+        assert_eq!(m.expert_scores(&side), [("top engines", -2.0)]);
+        // On a scale for sides with clocks (centre −2.5, spread 0.5) the same logit is
+        // z (−2 + 2.5) / 0.5 = 1, for a side with clocks only.
+        m.variants[0].experts[0].human_clocks = Some((-2.5, 0.5));
+        let m = AssessmentModel::from_json(&serde_json::to_string(&m).unwrap()).unwrap();
+        assert_eq!(m.variants[0].experts[0].human_clocks, Some((-2.5, 0.5)));
+        let clocked = Signals {
+            clocks: true,
+            ..side.clone()
+        };
+        assert_eq!(m.expert_scores(&side), [("top engines", -2.0)]);
+        let z = m.expert_scores(&clocked)[0].1;
+        assert!((z - 1.0).abs() < 1e-9, "{z}");
+        // The probability follows: the variant's scaling of the larger z.
+        let v = &m.variants[0];
+        let (a, b) = v.platt;
+        let p = m.assess(&clocked).unwrap().probability;
+        assert!((p - sigmoid(a * 1.0 + b)).abs() < 1e-9, "{p}");
+        assert!(p > m.assess(&side).unwrap().probability);
+        // A player's pooled games keep the one scale, clocks or not.
+        let player = Signals {
+            games: 3,
+            ..clocked.clone()
+        };
+        assert_eq!(m.expert_scores(&player), [("top engines", -2.0)]);
+        // A scale of no spread is no model.
+        let mut bad = m.clone();
+        bad.variants[0].experts[0].human_clocks = Some((0.0, 0.0));
+        let err = AssessmentModel::from_json(&serde_json::to_string(&bad).unwrap()).unwrap_err();
+        assert!(err.0.contains("no human scale"), "{}", err.0);
     }
 
     #[test]

@@ -148,6 +148,14 @@ pub struct ThresholdsArgs {
     /// thresholds are set.
     #[arg(long)]
     calibrate: bool,
+    /// Put each expert of a rated kind of input on a scale of its own for game sides with
+    /// clocks (online play), from the clean sides with clocks its readers never saw: their
+    /// median z and upper-tail spread (as the fit's scale for all clean sides), in the
+    /// model and in every reader alike, before `--calibrate`. Online ratings run on their
+    /// own scale, so at one rating clean online players read lower than over the board,
+    /// and each expert by its own amount.
+    #[arg(long)]
+    clocks_scale: bool,
     /// Out-of-fold classifier probabilities for the games the classifier was trained on
     /// (`train fit --oof`), as `assess fit` reads them: without it, those games' clean
     /// sides are read with the classifier's in-sample probabilities.
@@ -397,6 +405,36 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
     let mut readers: Vec<AssessmentModel> = readers.into_iter().map(|(m, _)| m).collect();
     let manifests: Vec<&Manifest> = fitted_sets.iter().collect();
     let reader_of = |split: Split, game: &str| first_unseen(&manifests, split, game);
+    if a.clocks_scale {
+        // Each expert's z on the unseen clean rated sides with clocks, by kind of input.
+        let mut zs: BTreeMap<String, Vec<Vec<f64>>> = BTreeMap::new();
+        for (i, r) in base
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.kind == Kind::Human)
+        {
+            let Some(k) = reader_of(r.split, &r.game) else {
+                continue;
+            };
+            let signals = &read_rows[k][i].signals;
+            if !signals.clocks || signals.games > 1 {
+                continue;
+            }
+            let Some(v) = readers[k].variant(signals).filter(|v| v.rated) else {
+                continue;
+            };
+            let x = v.input(signals);
+            let by_expert = zs
+                .entry(v.basis())
+                .or_insert_with(|| vec![Vec::new(); v.experts.len()]);
+            for (j, e) in v.experts.iter().enumerate() {
+                by_expert[j].push(e.z(&v.features, &x));
+            }
+        }
+        for line in set_clocks_scale(&mut model, &mut readers, &zs, a.min_sides) {
+            eprintln!("fairsight: {line}");
+        }
+    }
     // The kinds of input whose scaling `--calibrate` fitted again.
     let mut refitted: Vec<String> = Vec::new();
     if a.calibrate {
@@ -406,7 +444,7 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
                 continue;
             };
             let signals = &read_rows[k][i].signals;
-            let Some(v) = readers[k].variant(signals) else {
+            let Some(v) = readers[k].reading(signals) else {
                 continue;
             };
             let (scores, labels) = cal.entry(v.basis()).or_default();
@@ -1443,6 +1481,61 @@ fn usable(r: &Row, rated: bool, clocks: bool) -> bool {
     (!rated || r.signals.rating.is_some()) && (!clocks || r.signals.clocks)
 }
 
+/// `assess thresholds --clocks-scale`: each expert of a kind of input put on a scale of its
+/// own for game sides with clocks, from its z on the clean such sides its readers never
+/// saw (`zs`, by [`Variant::basis`], then by expert): their median and (95th percentile −
+/// median) ÷ 1.645, as the fit sets `human` from all clean train sides
+/// ([`Expert::human_clocks`]), in the model and in every reader alike (each on its own
+/// scale: the shift and spread are in z). A kind of input with fewer than `min_sides` such
+/// sides keeps one scale. Returns one line for each expert.
+fn set_clocks_scale(
+    model: &mut AssessmentModel,
+    readers: &mut [AssessmentModel],
+    zs: &BTreeMap<String, Vec<Vec<f64>>>,
+    min_sides: usize,
+) -> Vec<String> {
+    let mut lines = Vec::new();
+    // Each kind of input's (centre, spread) of each expert's z.
+    let mut scales: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    for v in &model.variants {
+        let basis = v.basis();
+        let Some(by_expert) = zs.get(&basis) else {
+            continue;
+        };
+        let n = by_expert.first().map_or(0, Vec::len);
+        if n < min_sides {
+            lines.push(format!(
+                "{basis}: {n} unseen clean sides with clocks, fewer than {min_sides}: one scale for every side"
+            ));
+            continue;
+        }
+        let mut of_experts = Vec::new();
+        for (e, z) in v.experts.iter().zip(by_expert) {
+            let z = sorted(z.clone());
+            let centre = percentile(&z, 0.5);
+            let spread = ((percentile(&z, 0.95) - centre) / 1.645).max(1e-6);
+            lines.push(format!(
+                "{basis}: the {} expert on {n} unseen clean sides with clocks: median z {centre:.2}, upper-tail spread {spread:.2}",
+                e.kind
+            ));
+            of_experts.push((centre, spread));
+        }
+        scales.push((basis, of_experts));
+    }
+    for m in std::iter::once(model).chain(readers.iter_mut()) {
+        for v in &mut m.variants {
+            let Some((_, of_experts)) = scales.iter().find(|(b, _)| *b == v.basis()) else {
+                continue;
+            };
+            for (e, (centre, spread)) in v.experts.iter_mut().zip(of_experts) {
+                let (mean, sd) = e.human;
+                e.human_clocks = Some((mean + centre * sd, sd * spread));
+            }
+        }
+    }
+    lines
+}
+
 /// `assess thresholds --calibrate`: each kind of input's Platt scaling fitted again on the
 /// raw scores of the sides its readers never saw (`cal`, by [`Variant::basis`]: raw scores
 /// and whether the side was engine-assisted), in the model and in every reader alike, so
@@ -2174,6 +2267,7 @@ fn fit_expert(
             features,
             model,
             human: (mean, sd),
+            human_clocks: None,
             player: None,
         },
         oof_z,
@@ -4928,6 +5022,69 @@ mod tests {
             b > bins - 0.05,
             "as good as knowing the bins: {b} vs {bins}"
         );
+    }
+
+    #[test]
+    fn each_expert_gets_a_scale_for_sides_with_clocks_in_the_model_and_every_reader() {
+        // The rated kind of input's experts read clean sides with clocks at z uniform on
+        // [c − 1, c + 1] around a centre c of their own (−1, 0.5, 2, ...): each gets that
+        // centre back, and (95th percentile − median) ÷ 1.645 = 0.9 / 1.645 as its spread,
+        // on its own scale in the model and in a reader whose scale differs; the unrated
+        // kind, with 20 such sides, keeps one scale.
+        let mut model = AssessmentModel::builtin().unwrap().clone();
+        let mut reader = model.clone();
+        for v in &mut reader.variants {
+            for e in &mut v.experts {
+                e.human = (e.human.0 + 1.0, e.human.1 * 2.0);
+            }
+        }
+        let mut readers = vec![reader];
+        let rated = model.variants.iter().find(|v| v.rated).unwrap();
+        let centres: Vec<f64> = (0..rated.experts.len())
+            .map(|j| -1.0 + 1.5 * j as f64)
+            .collect();
+        let mut zs = BTreeMap::new();
+        zs.insert(
+            rated.basis(),
+            centres
+                .iter()
+                .map(|c| (0..=1000).map(|i| c - 1.0 + f64::from(i) / 500.0).collect())
+                .collect::<Vec<Vec<f64>>>(),
+        );
+        zs.insert("unrated, no clocks".to_owned(), vec![vec![0.0; 20]; 3]);
+        let before = model.clone();
+        let lines = set_clocks_scale(&mut model, &mut readers, &zs, 200);
+        assert_eq!(lines.len(), centres.len() + 1, "{lines:?}");
+        assert!(
+            lines.iter().any(|l| l.starts_with(
+                "unrated, no clocks: 20 unseen clean sides with clocks, fewer than 200"
+            )),
+            "{lines:?}"
+        );
+        for m in std::iter::once(&model).chain(&readers) {
+            for (v, was) in m.variants.iter().zip(&before.variants) {
+                for (j, e) in v.experts.iter().enumerate() {
+                    let Some((centre, scale)) = e.human_clocks else {
+                        assert!(!v.rated, "{}", v.basis());
+                        continue;
+                    };
+                    assert!(v.rated);
+                    // In the expert's own z: its centre, and the spread times its scale.
+                    let (mean, sd) = e.human;
+                    assert!(((centre - mean) / sd - centres[j]).abs() < 1e-9);
+                    assert!((scale / sd - 0.9 / 1.645).abs() < 1e-9, "{scale} {sd}");
+                    // Every side without clocks keeps its scale.
+                    assert_eq!(
+                        e.human,
+                        if std::ptr::eq(m, &model) {
+                            was.experts[j].human
+                        } else {
+                            (was.experts[j].human.0 + 1.0, was.experts[j].human.1 * 2.0)
+                        }
+                    );
+                }
+            }
+        }
     }
 
     #[test]
