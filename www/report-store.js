@@ -154,10 +154,11 @@ export function lightGame(g, hash = null) {
       accuracy: num(sd.accuracy),
       acpl: num(sd.acpl),
       matchRate: num(sd.matchRate),
-      // The hint only where it explains a concern (the flag's tooltip shows it; at `no
-      // concern` every side's hint is the same "more games" one).
+      // The hint, which the flag's tooltip shows where it explains the level (`sideHint`:
+      // at `no concern` only a rating band's; the "more games" one there is the same
+      // interned string for every side).
       assessment: a
-        ? { level: a.level, probability: a.probability, ...(a.level !== 'no concern' && typeof a.hint === 'string' ? { hint: a.hint } : {}) }
+        ? { level: a.level, probability: a.probability, ...(typeof a.hint === 'string' ? { hint: a.hint } : {}) }
         : null,
       stretch: st,
     };

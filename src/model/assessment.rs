@@ -1956,6 +1956,10 @@ impl AssessmentModel {
         let hint = if s.rating.is_none() {
             Some("a rating would sharpen this: it lets the moves be compared with what players of that rating find".to_owned())
         } else if let Some((b, from)) =
+            lower.filter(|_| level == Level::NoConcern && probability >= v.unclear)
+        {
+            Some(lower_rated_unclear_hint(b, from, v.unclear))
+        } else if let Some((b, from)) =
             lower.filter(|_| level != Level::LookCloser && probability >= v.look_closer)
         {
             Some(lower_rated_hint(b, from, v.look_closer))
@@ -1985,15 +1989,35 @@ impl AssessmentModel {
 /// and only it, keeps it from `look closer`.
 fn lower_rated_hint(b: &LowerRated, from: Option<f64>, variant: f64) -> String {
     let one_in = (b.sides as f64 / b.at_variant.max(1) as f64).round();
-    let rated = match from {
-        None => format!("under {}", thousands(b.below)),
-        Some(f) => format!("{}-{}", thousands(f), thousands(b.below - 1.0)),
-    };
+    let rated = band_words(b, from);
     format!(
         "clean players rated {rated} reach a probability of {} or more in about 1 game in {one_in}, more often than stronger players do, so for them look closer starts at {}: look at more of their games",
         threshold_percent(variant),
         threshold_percent(b.look_closer)
     )
+}
+
+/// What a game side of a rating band at `no concern` is told when its probability is at
+/// or above the variant's own `unclear`: that its band's clean players reach such
+/// probabilities more often, and where the band's levels start. (The corpus the model is
+/// calibrated on holds many engine-assisted sides of low rating, so a clean low-rated
+/// side can read 60% and still be as a tenth of its band's clean sides are.)
+fn lower_rated_unclear_hint(b: &LowerRated, from: Option<f64>, variant: f64) -> String {
+    format!(
+        "clean players rated {} often reach a probability of {} or more, more often than stronger players do, so for them unclear starts at {} and look closer at {}",
+        band_words(b, from),
+        threshold_percent(variant),
+        threshold_percent(b.unclear),
+        threshold_percent(b.look_closer)
+    )
+}
+
+/// A band's ratings in words: "under 1,600", "1,600-1,899".
+fn band_words(b: &LowerRated, from: Option<f64>) -> String {
+    match from {
+        None => format!("under {}", thousands(b.below)),
+        Some(f) => format!("{}-{}", thousands(f), thousands(b.below - 1.0)),
+    }
 }
 
 /// A threshold as a percentage: whole percents, but tenths from 99.5% on, rounded down,
@@ -3288,6 +3312,24 @@ mod tests {
                 "{rating}"
             );
         }
+        // A side held at `no concern` by its band's `unclear` though at or above the
+        // variant's is told why; one under the variant's `unclear` is not.
+        m.variants.iter_mut().find(|v| v.rated).unwrap().lower_rated[0].unclear = 0.9;
+        let a = m.assess(&signals(&between, Some(1200.0))).unwrap();
+        assert_eq!(a.level, Level::NoConcern);
+        assert_eq!(
+            a.hint.as_deref(),
+            Some(
+                "clean players rated under 1,600 often reach a probability of 30% or more, more often than stronger players do, so for them unclear starts at 90% and look closer at 97%"
+            )
+        );
+        // matchRate 0.4: p = sigmoid(−4) = 0.018, under 30%.
+        let low = m
+            .assess(&signals(&[("matchRate", 0.4), ("zMm", 0.0)], Some(1200.0)))
+            .unwrap();
+        assert_eq!(low.level, Level::NoConcern);
+        assert!(!low.hint.unwrap_or_default().contains("clean players"));
+        m.variants.iter_mut().find(|v| v.rated).unwrap().lower_rated[0].unclear = 0.5;
         // A threshold from 99.5% on reads in tenths, never "100%".
         let a = m.assess(&signals(&between, Some(1200.0))).unwrap();
         assert!(a.hint.unwrap().contains("look closer starts at 97%"));

@@ -20,6 +20,12 @@ import {
   SKIP,
 } from './harness.mjs';
 
+/**
+ * Whether the page shows an assessment's hint: above no concern, or a rating band's (why a
+ * low-rated side at 66% is no concern), as `sideHint` in www/view/format.js.
+ */
+const shown = (a) => Boolean(a.hint) && (a.level !== 'no concern' || a.hint.startsWith('clean players rated '));
+
 let browser;
 let site;
 
@@ -934,6 +940,10 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
   assert.equal(report.games.length, 9);
   const levels = new Set(report.games.flatMap((g) => ['white', 'black'].map((s) => g.sides[s].assessment?.level ?? null)));
   assert.deepEqual([...levels].sort(), ['look closer', 'no concern', 'unclear', null].sort());
+  // A low-rated side at no concern though its probability is over the variant's unclear
+  // (a lichess player at 66%): its flag says why (below).
+  const heldLow = report.games.flatMap((g) => [g.sides.white, g.sides.black]).filter((s) => s.assessment?.level === 'no concern' && s.assessment.hint?.startsWith('clean players rated '));
+  assert.ok(heldLow.length > 0 && heldLow.every((s) => / often reach a probability of \d+% or more, .* unclear starts at /.test(s.assessment.hint)), JSON.stringify(heldLow.map((s) => s.assessment.hint)));
 
   const gameOrder = (page) => page.locator('#games tr.game-row').evaluateAll((rows) => rows.map((r) => Number(r.dataset.game)));
   const sorted = (page) => page.locator('#games th[aria-sort]').evaluateAll((ths) => ths.map((t) => [t.querySelector('button').dataset.sort, t.getAttribute('aria-sort')]));
@@ -974,7 +984,7 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
       // Each flag's tooltip: the probability, and the side's hint where it explains a
       // concern (a side of a rating band at 95% is only `unclear`: the hint says why).
       const flagTitle = (a) =>
-        a ? `${Math.round(a.probability * 100)}% probability of engine assistance.${a.level !== 'no concern' && a.hint ? ` Hint: ${a.hint}.` : ''}` : '';
+        a ? `${Math.round(a.probability * 100)}% probability of engine assistance.${shown(a) ? ` Hint: ${a.hint}.` : ''}` : '';
       for (let i = 0; i < report.games.length; i++) {
         assert.deepEqual(
           await rows.nth(i).locator('td.flag').evaluateAll((tds) => tds.map((t) => t.title)),
@@ -1117,7 +1127,7 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
         .filter((s) => banded.sides[s].assessment)
         .map((s) => {
           const a = banded.sides[s].assessment;
-          const hint = a.level !== 'no concern' && a.hint ? ` Hint: ${a.hint}.` : '';
+          const hint = shown(a) ? ` Hint: ${a.hint}.` : '';
           return ` ${banded.tags[s === 'white' ? 'White' : 'Black']}: ${a.level}, ${Math.round(a.probability * 100)}% probability of engine assistance in this game.${hint}`;
         });
       assert.deepEqual(sideFlags, wantFlags);
@@ -1194,8 +1204,8 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
         const want = p.assessment && p.assessment.level !== 'look closer' && p.games > 1 && lc ? [lc, p.games] : null;
         assert.deepEqual(said ? [Number(said[1]), Number(said[2])] : null, want, `${n}: ${text}`);
         // A hint in the row only above no concern (there it is that more games would
-        // make it surer, true of nearly everyone).
-        assert.equal(text.includes('Hint: '), Boolean(p.assessment?.hint) && p.assessment.level !== 'no concern', `${n}: ${text}`);
+        // make it surer, true of nearly everyone), or a rating band's.
+        assert.equal(text.includes('Hint: '), Boolean(p.assessment && shown(p.assessment)), `${n}: ${text}`);
       }
       // A label's "what it means" button stays on the line of the label's last word
       // (on a phone, "Most regular 14 moves" wrapped and left the ⓘ on a line of its own).

@@ -213,8 +213,8 @@ function gameHeader(game, white, black) {
 
 /**
  * Each assessed side's flag in this game, in words: the level, the probability and, at
- * `unclear` or above, the hint (why a side of a rating band at 95% is only `unclear`,
- * for one). The games table shows the level only; the player's card pools their games.
+ * `unclear` or above or from a rating band, the hint (why a side of a rating band at 95%
+ * is only `unclear`, or at 66% `no concern`, for one). The games table shows the level only; the player's card pools their games.
  */
 function sideFlags(game, names) {
   const items = [];

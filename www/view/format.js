@@ -75,10 +75,16 @@ const LEVELS = ['no concern', 'unclear', 'look closer'];
 export const levelRank = (level) => LEVELS.indexOf(level);
 
 /**
- * A game side's hint where it explains a concern: at `unclear` or `look closer` (at `no
- * concern` the only hint is that more games would make it surer, true of every side).
+ * A game side's hint where it explains its level: at `unclear` or `look closer`, and at
+ * `no concern` a rating band's (why a side of a low-rated band at 66% is no concern: the
+ * core's band hints begin "clean players rated"). Otherwise, at `no concern`, the only
+ * hint is that more games would make it surer, true of every side.
  */
-export const sideHint = (a) => (a && a.hint && levelRank(a.level) > 0 ? str(a.hint) : '');
+export const sideHint = (a) =>
+  a && a.hint && (levelRank(a.level) > 0 || BAND_HINT.test(str(a.hint))) ? str(a.hint) : '';
+
+/** How the core's rating-band hints begin (`lower_rated_hint`, `lower_rated_unclear_hint`). */
+const BAND_HINT = /^clean players rated /;
 
 /** A level as a CSS class suffix: `look-closer`. */
 export const levelSlug = (level) => str(level).replace(/\s+/g, '-');

@@ -24,6 +24,7 @@ import {
   obj,
   pct,
   pctRange,
+  sideHint,
   str,
   tag,
   thresholdPct,
@@ -126,8 +127,9 @@ export function renderSummary(container, report, { sort = null, onSort, onPlayer
       const lc = games > 1 && a.level !== 'look closer' ? levels.get((str(p.name) || '?').toLowerCase())?.['look closer'] : 0;
       const alone = lc ? `${lc} of ${games} games at look closer on its own. ` : '';
       // The hint unless there is no concern (then it is only that more games would make
-      // it surer, true of nearly everyone: noise in a table).
-      const hint = a.hint && !human ? ` Hint: ${str(a.hint)}.` : '';
+      // it surer, true of nearly everyone: noise in a table), but for a rating band's.
+      const shown = sideHint(a);
+      const hint = shown ? ` Hint: ${shown}.` : '';
       sentence = `${alone}${like}${lead}${hint}`.trim();
     } else if (report?.assessment) {
       sentence = 'Too few analysed moves for an assessment.';
