@@ -2501,6 +2501,33 @@ fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
             .any(|l| l.starts_with("| all sides |") && l.contains(&format!("| {combined} |"))),
         "{combined} is not the slice table's: {text}"
     );
+    // Clean sides by rating scale: the folder's lichess and TWIC games, together every
+    // clean side with a level.
+    let count = |line: &str, what: &str| -> (usize, usize) {
+        let kn = line
+            .split(what)
+            .nth(1)
+            .unwrap_or_else(|| panic!("no {what:?}: {line}"))
+            .split(' ')
+            .next()
+            .unwrap();
+        let (k, n) = kn.split_once('/').unwrap();
+        (k.parse().unwrap(), n.parse().unwrap())
+    };
+    let scales = text
+        .lines()
+        .find(|l| l.contains("false-positive rate (clean humans) by rating scale"))
+        .unwrap_or_else(|| panic!("no rates by scale: {text}"));
+    let online = count(scales, "online (a Site on a chess server): ");
+    let board = count(scales, "over the board: ");
+    let all = count(
+        text.lines()
+            .find(|l| l.contains("false-positive rate (clean humans), look closer or above"))
+            .unwrap(),
+        "look closer or above: ",
+    );
+    assert!(online.1 > 0 && board.1 > 0, "{scales}");
+    assert_eq!((online.0 + board.0, online.1 + board.1), all, "{scales}");
     let mut both_colours = false;
     for (size, clean) in [(5, 5), (10, 1)] {
         let table = text

@@ -3803,6 +3803,42 @@ fn eval(a: EvalArgs) -> Result<()> {
         .collect();
         let _ = writeln!(out, " {}", assisted.join(", "));
     }
+    // The same by rating scale: clean online players read lower than over-the-board ones
+    // of the same rating ([`online`]).
+    let records = load_records(&a.corpus, &[], None, Some(a.split))?;
+    let online_games: std::collections::HashSet<&str> = records
+        .iter()
+        .filter(|r| online(r))
+        .map(|r| r.id.as_str())
+        .collect();
+    let mut scales = Vec::new();
+    for (scale, on) in [
+        ("online (a Site on a chess server)", true),
+        ("over the board", false),
+    ] {
+        let levels: Vec<Level> = test
+            .iter()
+            .zip(&level_of)
+            .filter(|(r, _)| r.kind == Kind::Human && online_games.contains(r.game.as_str()) == on)
+            .filter_map(|(_, l)| *l)
+            .collect();
+        let n = levels.len();
+        let closer = levels.iter().filter(|l| **l >= Level::LookCloser).count();
+        let unclear = levels.iter().filter(|l| **l >= Level::Unclear).count();
+        let (lo, hi) = wilson(closer, n);
+        scales.push(format!(
+            "{scale}: {closer}/{n} = {:.1}% (95% {:.1}-{:.1}%); {unclear}/{n} = {:.1}%",
+            100.0 * closer as f64 / n.max(1) as f64,
+            100.0 * lo,
+            100.0 * hi,
+            100.0 * unclear as f64 / n.max(1) as f64,
+        ));
+    }
+    let _ = writeln!(
+        out,
+        "  false-positive rate (clean humans) by rating scale, look closer; unclear or above: {}",
+        scales.join("; ")
+    );
     let points: Vec<(f64, bool)> = test
         .iter()
         .zip(&probs)
@@ -3821,7 +3857,6 @@ fn eval(a: EvalArgs) -> Result<()> {
     if a.player_games.iter().any(|n| *n < 2) {
         bail!("--player-games: 2 or more (one game is a game side)");
     }
-    let records = load_records(&a.corpus, &[], None, Some(a.split))?;
     for &n in &a.player_games {
         player_rates(&mut out, &pseudo_players(&records, model, n, 1, None)?, n);
     }
