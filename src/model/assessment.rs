@@ -1799,7 +1799,9 @@ impl AssessmentModel {
     }
 
     /// The variant that reads these signals as it reads them: for a player's pooled
-    /// games, with each expert's player expert ([`Variant::for_players`]).
+    /// games, with each expert's player expert ([`Variant::for_players`]); for a game
+    /// side with clocks, each expert on its scale for such sides where it has one
+    /// ([`Variant::for_clocks`]).
     pub fn reading(&self, s: &Signals) -> Option<std::borrow::Cow<'_, Variant>> {
         let v = self.variant(s)?;
         Some(if s.games > 1 && v.has_player_reading() {
