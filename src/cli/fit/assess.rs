@@ -156,6 +156,19 @@ pub struct ThresholdsArgs {
     /// and each expert by its own amount.
     #[arg(long)]
     clocks_scale: bool,
+    /// With `--clocks-scale`: the percentile of the clean sides with clocks that gives an
+    /// expert's spread for such sides, as (that percentile − median) ÷ the standard
+    /// normal's same percentile. 0.95 is the fit's rule for all clean sides; a higher one
+    /// reads the far tail, where the thresholds are.
+    #[arg(long, default_value_t = 0.95, value_parser = tail_percentile)]
+    clocks_tail: f64,
+    /// With `--clocks-scale`: put that scale into a kind of input of its own, rated with
+    /// clocks (a copy of the rated kind's experts on the scale for sides with clocks), so
+    /// that its scaling and thresholds, a side's and a player's, are then set on the
+    /// clean sides with clocks alone, where the scale would otherwise ride along in the
+    /// rated kind under thresholds set mostly by sides without clocks.
+    #[arg(long, requires = "clocks_scale")]
+    clocks_variant: bool,
     /// Out-of-fold classifier probabilities for the games the classifier was trained on
     /// (`train fit --oof`), as `assess fit` reads them: without it, those games' clean
     /// sides are read with the classifier's in-sample probabilities.
@@ -431,8 +444,13 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
                 by_expert[j].push(e.z(&v.features, &x));
             }
         }
-        for line in set_clocks_scale(&mut model, &mut readers, &zs, a.min_sides) {
+        for line in set_clocks_scale(&mut model, &mut readers, &zs, a.min_sides, a.clocks_tail) {
             eprintln!("fairsight: {line}");
+        }
+        if a.clocks_variant {
+            for line in clocks_variant(&mut model, &mut readers) {
+                eprintln!("fairsight: {line}");
+            }
         }
     }
     // The kinds of input whose scaling `--calibrate` fitted again.
@@ -1481,18 +1499,45 @@ fn usable(r: &Row, rated: bool, clocks: bool) -> bool {
     (!rated || r.signals.rating.is_some()) && (!clocks || r.signals.clocks)
 }
 
+/// `--clocks-tail`: a percentile strictly between 0.5 and 1.
+fn tail_percentile(s: &str) -> std::result::Result<f64, String> {
+    let q: f64 = s.parse().map_err(|e| format!("{s}: {e}"))?;
+    if q > 0.5 && q < 1.0 {
+        Ok(q)
+    } else {
+        Err(format!("{s}: a percentile between 0.5 and 1, such as 0.99"))
+    }
+}
+
+/// The standard normal's `q`-quantile, for `q` in (0.5, 1): bisection of its upper tail
+/// (to 1e-12).
+fn normal_quantile(q: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0, 40.0);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if 0.5 * libm::erfc(mid / std::f64::consts::SQRT_2) > 1.0 - q {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
 /// `assess thresholds --clocks-scale`: each expert of a kind of input put on a scale of its
 /// own for game sides with clocks, from its z on the clean such sides its readers never
-/// saw (`zs`, by [`Variant::basis`], then by expert): their median and (95th percentile −
-/// median) ÷ 1.645, as the fit sets `human` from all clean train sides
-/// ([`Expert::human_clocks`]), in the model and in every reader alike (each on its own
-/// scale: the shift and spread are in z). A kind of input with fewer than `min_sides` such
-/// sides keeps one scale. Returns one line for each expert.
+/// saw (`zs`, by [`Variant::basis`], then by expert): their median and (`tail` percentile
+/// − median) ÷ the standard normal's `tail` percentile (at 0.95, as the fit sets `human`
+/// from all clean train sides) ([`Expert::human_clocks`]), in the model and in every
+/// reader alike (each on its own scale: the shift and spread are in z). A kind of input
+/// with fewer than `min_sides` such sides keeps one scale. Returns one line for each
+/// expert.
 fn set_clocks_scale(
     model: &mut AssessmentModel,
     readers: &mut [AssessmentModel],
     zs: &BTreeMap<String, Vec<Vec<f64>>>,
     min_sides: usize,
+    tail: f64,
 ) -> Vec<String> {
     let mut lines = Vec::new();
     // Each kind of input's (centre, spread) of each expert's z.
@@ -1513,10 +1558,11 @@ fn set_clocks_scale(
         for (e, z) in v.experts.iter().zip(by_expert) {
             let z = sorted(z.clone());
             let centre = percentile(&z, 0.5);
-            let spread = ((percentile(&z, 0.95) - centre) / 1.645).max(1e-6);
+            let spread = ((percentile(&z, tail) - centre) / normal_quantile(tail)).max(1e-6);
             lines.push(format!(
-                "{basis}: the {} expert on {n} unseen clean sides with clocks: median z {centre:.2}, upper-tail spread {spread:.2}",
-                e.kind
+                "{basis}: the {} expert on {n} unseen clean sides with clocks: median z {centre:.2}, upper-tail spread {spread:.2} (from the {:.1}th percentile)",
+                e.kind,
+                tail * 100.0
             ));
             of_experts.push((centre, spread));
         }
@@ -1531,6 +1577,46 @@ fn set_clocks_scale(
                 let (mean, sd) = e.human;
                 e.human_clocks = Some((mean + centre * sd, sd * spread));
             }
+        }
+    }
+    lines
+}
+
+/// `assess thresholds --clocks-variant`: each kind of input without clocks whose experts
+/// have a scale for sides with clocks ([`set_clocks_scale`]) gets a twin with clocks, in
+/// the model and in every reader alike: the same experts on that scale (which is then
+/// their only one), the same scaling and thresholds until they are set again. The kind
+/// without clocks loses the second scale. A model that already has the twin's kind of
+/// input keeps it. Returns one line for each twin.
+fn clocks_variant(model: &mut AssessmentModel, readers: &mut [AssessmentModel]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (i, m) in std::iter::once(model).chain(readers.iter_mut()).enumerate() {
+        let mut twins = Vec::new();
+        for v in m.variants.iter_mut().filter(|v| !v.clocks) {
+            if !v.has_clocks_reading() {
+                continue;
+            }
+            let mut twin = v.for_clocks();
+            twin.clocks = true;
+            for e in &mut v.experts {
+                e.human_clocks = None;
+            }
+            twins.push(twin);
+        }
+        for twin in twins {
+            let basis = twin.basis();
+            if m.variants.iter().any(|v| v.basis() == basis) {
+                if i == 0 {
+                    lines.push(format!("{basis}: the model has it already: kept"));
+                }
+                continue;
+            }
+            if i == 0 {
+                lines.push(format!(
+                    "{basis}: a kind of input of its own, the experts on their scale for sides with clocks"
+                ));
+            }
+            m.variants.push(twin);
         }
     }
     lines
@@ -5063,7 +5149,7 @@ mod tests {
     fn each_expert_gets_a_scale_for_sides_with_clocks_in_the_model_and_every_reader() {
         // The rated kind of input's experts read clean sides with clocks at z uniform on
         // [c − 1, c + 1] around a centre c of their own (−1, 0.5, 2, ...): each gets that
-        // centre back, and (95th percentile − median) ÷ 1.645 = 0.9 / 1.645 as its spread,
+        // centre back, and (95th percentile − median) ÷ 1.6449 = 0.9 / 1.6449 as its spread,
         // on its own scale in the model and in a reader whose scale differs; the unrated
         // kind, with 20 such sides, keeps one scale.
         let mut model = AssessmentModel::builtin().unwrap().clone();
@@ -5088,7 +5174,7 @@ mod tests {
         );
         zs.insert("unrated, no clocks".to_owned(), vec![vec![0.0; 20]; 3]);
         let before = model.clone();
-        let lines = set_clocks_scale(&mut model, &mut readers, &zs, 200);
+        let lines = set_clocks_scale(&mut model, &mut readers, &zs, 200, 0.95);
         assert_eq!(lines.len(), centres.len() + 1, "{lines:?}");
         assert!(
             lines.iter().any(|l| l.starts_with(
@@ -5107,7 +5193,7 @@ mod tests {
                     // In the expert's own z: its centre, and the spread times its scale.
                     let (mean, sd) = e.human;
                     assert!(((centre - mean) / sd - centres[j]).abs() < 1e-9);
-                    assert!((scale / sd - 0.9 / 1.645).abs() < 1e-9, "{scale} {sd}");
+                    assert!((scale / sd - 0.9 / 1.644_854).abs() < 1e-6, "{scale} {sd}");
                     // Every side without clocks keeps its scale.
                     assert_eq!(
                         e.human,
@@ -5119,6 +5205,132 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn the_clocks_variant_reads_a_rated_side_with_clocks_on_the_clocks_scale_and_no_other() {
+        // The rated kind's experts get a scale for sides with clocks (each its own centre:
+        // z uniform around −1, 0.5, 2, ...), in the model and a reader; the twin then
+        // reads a rated side with clocks as the rated kind read it on that scale (the
+        // same probability, before its own scaling and thresholds are set), and the rated
+        // kind reads it on the one scale it keeps, as it reads a side without clocks.
+        let mut model = AssessmentModel::builtin().unwrap().clone();
+        model.variants.retain(|v| !(v.rated && v.clocks));
+        let mut readers = vec![model.clone()];
+        let rated = model.variants.iter().find(|v| v.rated).unwrap().clone();
+        let mut zs = BTreeMap::new();
+        zs.insert(
+            rated.basis(),
+            (0..rated.experts.len())
+                .map(|j| {
+                    (0..=1000)
+                        .map(|i| -2.0 + 1.5 * j as f64 + f64::from(i) / 500.0)
+                        .collect()
+                })
+                .collect::<Vec<Vec<f64>>>(),
+        );
+        set_clocks_scale(&mut model, &mut readers, &zs, 200, 0.99);
+        let mut values = [None; SIGNALS.len()];
+        for (f, fill) in rated.features.iter().zip(&rated.fill) {
+            values[SIGNALS.iter().position(|s| s == f).unwrap()] = Some(*fill + 0.3);
+        }
+        let side = Signals {
+            values,
+            moves: 30,
+            rating: Some(2000.0),
+            clocks: true,
+            ..Signals::none()
+        };
+        let read = |m: &AssessmentModel, s: &Signals| {
+            let v = m.reading(s).unwrap();
+            (v.basis(), v.probability(&v.input(s)))
+        };
+        let (basis, before) = read(&model, &side);
+        assert_eq!(basis, "rated, no clocks");
+        let lines = clocks_variant(&mut model, &mut readers);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        for m in std::iter::once(&model).chain(&readers) {
+            let twin = m
+                .variants
+                .iter()
+                .find(|v| v.rated && v.clocks)
+                .expect("the twin");
+            let was = m.variants.iter().find(|v| v.rated && !v.clocks).unwrap();
+            assert!(twin.experts.iter().all(|e| e.human_clocks.is_none()));
+            assert!(was.experts.iter().all(|e| e.human_clocks.is_none()));
+            assert!(
+                twin.experts
+                    .iter()
+                    .zip(&was.experts)
+                    .all(|(t, w)| t.human != w.human)
+            );
+        }
+        let (basis, after) = read(&model, &side);
+        assert_eq!(basis, "rated, clocks");
+        assert!((after - before).abs() < 1e-12, "{after} {before}");
+        let no_clocks = Signals {
+            clocks: false,
+            ..side.clone()
+        };
+        let (basis, plain) = read(&model, &no_clocks);
+        assert_eq!(basis, "rated, no clocks");
+        assert!((plain - after).abs() > 1e-6, "{plain} {after}");
+        // Twice: the twin is there already and is kept.
+        set_clocks_scale(&mut model, &mut readers, &zs, 200, 0.99);
+        let lines = clocks_variant(&mut model, &mut readers);
+        assert!(
+            lines[0].ends_with("the model has it already: kept"),
+            "{lines:?}"
+        );
+        assert_eq!(
+            model
+                .variants
+                .iter()
+                .filter(|v| v.rated && v.clocks)
+                .count(),
+            1
+        );
+    }
+
+    #[test]
+    fn the_clocks_scale_reads_its_spread_at_the_tail_percentile_asked_for() {
+        // z uniform on [−1, 1]: the 99th percentile is 0.98, so the spread is 0.98 ÷
+        // 2.3263 (not 0.9 ÷ 1.645 as at the 95th); the normal's quantiles are right to 1e-4.
+        assert!((normal_quantile(0.95) - 1.644_854).abs() < 1e-4);
+        assert!((normal_quantile(0.99) - 2.326_348).abs() < 1e-4);
+        assert!((normal_quantile(0.975) - 1.959_964).abs() < 1e-4);
+        assert!(tail_percentile("0.99").is_ok());
+        for bad in ["0.5", "1", "1.2", "x"] {
+            assert!(tail_percentile(bad).is_err(), "{bad}");
+        }
+        let mut model = AssessmentModel::builtin().unwrap().clone();
+        let rated = model.variants.iter().find(|v| v.rated).unwrap();
+        let n = rated.experts.len();
+        let mut zs = BTreeMap::new();
+        zs.insert(
+            rated.basis(),
+            vec![
+                (0..=1000)
+                    .map(|i| -1.0 + f64::from(i) / 500.0)
+                    .collect::<Vec<f64>>();
+                n
+            ],
+        );
+        let lines = set_clocks_scale(&mut model, &mut [], &zs, 200, 0.99);
+        assert!(
+            lines
+                .iter()
+                .all(|l| l.ends_with("(from the 99.0th percentile)")),
+            "{lines:?}"
+        );
+        let rated = model.variants.iter().find(|v| v.rated).unwrap();
+        for e in &rated.experts {
+            let (_, scale) = e.human_clocks.expect("a scale for sides with clocks");
+            assert!(
+                (scale / e.human.1 - 0.98 / 2.326_348).abs() < 1e-3,
+                "{scale}"
+            );
         }
     }
 
