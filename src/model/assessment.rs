@@ -1813,6 +1813,29 @@ impl AssessmentModel {
         })
     }
 
+    /// The probability a game side's signals get from the rated kind of input without
+    /// clocks, as [`AssessmentModel::assess`] reads them (their references applied), even
+    /// when a kind with clocks would read them: what `assess thresholds
+    /// --bands-all-rated` sets that kind's rating bands on. `None` for a player's pooled
+    /// games or when that kind does not read them.
+    pub fn rated_probability_without_clocks(&self, s: &Signals) -> Option<f64> {
+        let s = self.with_references(s);
+        let s = s.as_ref();
+        if s.games > 1 {
+            return None;
+        }
+        let v = self
+            .variants
+            .iter()
+            .find(|v| v.rated && !v.clocks && v.reads(s))?;
+        let v = if s.clocks && v.has_clocks_reading() {
+            std::borrow::Cow::Owned(v.for_clocks())
+        } else {
+            std::borrow::Cow::Borrowed(v)
+        };
+        Some(v.probability(&v.input(s)))
+    }
+
     /// The clean human range of a signal for a rating (its band, else all sides).
     pub fn range(&self, signal: &str, rating: Option<f64>) -> Option<&HumanRange> {
         let in_band = rating.and_then(|r| {
@@ -3476,6 +3499,45 @@ mod tests {
         let y = v.input(&signals(&[("matchRate", 0.9), ("acpl", 40.0)], None));
         assert!((v.raw(&y) - sigmoid(6.0)).abs() < 1e-12);
         assert_eq!(v.leading_expert(&y).unwrap().kind, "top engines");
+    }
+
+    #[test]
+    fn the_rated_kind_without_clocks_reads_a_side_a_kind_with_clocks_would_read() {
+        // A rated twin with clocks on another scale (centre −2.5, spread 0.5) reads a rated
+        // side with clocks; the rated kind without clocks still gives that side the
+        // probability it gave before the twin was there (its logit −1: z −1), and none to
+        // a player's pooled games or a side it cannot read (no rating).
+        let mut m = model();
+        let side = Signals {
+            clocks: true,
+            ..signals(&[("matchRate", 0.55), ("zMm", 0.0)], Some(2000.0))
+        };
+        let before = m.assess(&side).unwrap();
+        assert_eq!(before.basis, "rated, no clocks");
+        let mut twin = m.variants[1].clone();
+        twin.clocks = true;
+        twin.experts[0].human = (-2.5, 0.5);
+        m.variants.push(twin);
+        let with_twin = m.assess(&side).unwrap();
+        assert_eq!(with_twin.basis, "rated, clocks");
+        assert!((with_twin.probability - before.probability).abs() > 0.1);
+        let p = m.rated_probability_without_clocks(&side).unwrap();
+        assert!(
+            (p - before.probability).abs() < 1e-12,
+            "{p} {}",
+            before.probability
+        );
+        assert!((p - sigmoid(-1.0)).abs() < 1e-9, "{p}");
+        let player = Signals {
+            games: 3,
+            ..side.clone()
+        };
+        assert_eq!(m.rated_probability_without_clocks(&player), None);
+        let unrated = Signals {
+            rating: None,
+            ..side.clone()
+        };
+        assert_eq!(m.rated_probability_without_clocks(&unrated), None);
     }
 
     #[test]

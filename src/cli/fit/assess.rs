@@ -169,6 +169,12 @@ pub struct ThresholdsArgs {
     /// rated kind under thresholds set mostly by sides without clocks.
     #[arg(long, requires = "clocks_scale")]
     clocks_variant: bool,
+    /// With `--clocks-variant`: the rated kind's rating bands are set, as without it, on
+    /// every rated clean side of the band read by the rated kind, those with clocks
+    /// included (each band keeps its few hundred sides; the kind with clocks gets bands
+    /// of its own from its sides alone).
+    #[arg(long, requires = "clocks_variant")]
+    bands_all_rated: bool,
     /// Out-of-fold classifier probabilities for the games the classifier was trained on
     /// (`train fit --oof`), as `assess fit` reads them: without it, those games' clean
     /// sides are read with the classifier's in-sample probabilities.
@@ -543,6 +549,17 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
                 .entry((x.basis.clone(), b))
                 .or_default()
                 .push(x.probability);
+            // The same side as the rated kind without clocks reads it, for its bands.
+            let signals = &read_rows[k][i].signals;
+            if a.bands_all_rated
+                && x.basis == "rated, clocks"
+                && let Some(p) = readers[k].rated_probability_without_clocks(signals)
+            {
+                lower
+                    .entry(("rated, no clocks".to_owned(), b))
+                    .or_default()
+                    .push(p);
+            }
         }
         if reader.is_some() {
             crossed += usize::from(k > 0);
