@@ -162,6 +162,13 @@ pub struct ThresholdsArgs {
     /// reads the far tail, where the thresholds are.
     #[arg(long, default_value_t = 0.95, value_parser = tail_percentile)]
     clocks_tail: f64,
+    /// With `--clocks-scale`: only these experts (`top`, `weaker`, `switched`,
+    /// comma-separated) get a scale of their own for sides with clocks; the others keep
+    /// one scale for every side [default: all]. The weaker-engine expert's readings of
+    /// clean online sides spread wider than over the board, while the switched expert's
+    /// readings of online switched sides are where online cheaters are caught.
+    #[arg(long, requires = "clocks_scale", value_delimiter = ',', value_parser = expert_kind)]
+    clocks_experts: Vec<Kind>,
     /// With `--clocks-scale`: put that scale into a kind of input of its own, rated with
     /// clocks (a copy of the rated kind's experts on the scale for sides with clocks), so
     /// that its scaling and thresholds, a side's and a player's, are then set on the
@@ -450,7 +457,15 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
                 by_expert[j].push(e.z(&v.features, &x));
             }
         }
-        for line in set_clocks_scale(&mut model, &mut readers, &zs, a.min_sides, a.clocks_tail) {
+        let experts = (!a.clocks_experts.is_empty()).then_some(a.clocks_experts.as_slice());
+        for line in set_clocks_scale(
+            &mut model,
+            &mut readers,
+            &zs,
+            a.min_sides,
+            a.clocks_tail,
+            experts,
+        ) {
             eprintln!("fairsight: {line}");
         }
         if a.clocks_variant {
@@ -1517,6 +1532,18 @@ fn usable(r: &Row, rated: bool, clocks: bool) -> bool {
 }
 
 /// `--clocks-tail`: a percentile strictly between 0.5 and 1.
+/// An expert named as `--leave-out` and `--clocks-experts` name them.
+fn expert_kind(s: &str) -> std::result::Result<Kind, String> {
+    match s {
+        "top" => Ok(Kind::TopEngine),
+        "weaker" => Ok(Kind::WeakEngine),
+        "switched" => Ok(Kind::Switched),
+        _ => Err(format!(
+            "no such expert {s:?} (the experts: top, weaker, switched)"
+        )),
+    }
+}
+
 fn tail_percentile(s: &str) -> std::result::Result<f64, String> {
     let q: f64 = s.parse().map_err(|e| format!("{s}: {e}"))?;
     if q > 0.5 && q < 1.0 {
@@ -1541,24 +1568,29 @@ fn normal_quantile(q: f64) -> f64 {
     0.5 * (lo + hi)
 }
 
+/// An expert's centre and spread in z for sides with clocks.
+type Scale = (f64, f64);
+
 /// `assess thresholds --clocks-scale`: each expert of a kind of input put on a scale of its
 /// own for game sides with clocks, from its z on the clean such sides its readers never
 /// saw (`zs`, by [`Variant::basis`], then by expert): their median and (`tail` percentile
 /// − median) ÷ the standard normal's `tail` percentile (at 0.95, as the fit sets `human`
 /// from all clean train sides) ([`Expert::human_clocks`]), in the model and in every
 /// reader alike (each on its own scale: the shift and spread are in z). A kind of input
-/// with fewer than `min_sides` such sides keeps one scale. Returns one line for each
-/// expert.
+/// with fewer than `min_sides` such sides keeps one scale; with `only`, so does every
+/// expert of a kind not in it. Returns one line for each expert.
 fn set_clocks_scale(
     model: &mut AssessmentModel,
     readers: &mut [AssessmentModel],
     zs: &BTreeMap<String, Vec<Vec<f64>>>,
     min_sides: usize,
     tail: f64,
+    only: Option<&[Kind]>,
 ) -> Vec<String> {
+    let chosen = |kind: &str| only.is_none_or(|ks| ks.iter().any(|k| kind_name(*k) == kind));
     let mut lines = Vec::new();
-    // Each kind of input's (centre, spread) of each expert's z.
-    let mut scales: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    // Each expert's scale (`None`: it keeps one) of each kind of input.
+    let mut scales: Vec<(String, Vec<Option<Scale>>)> = Vec::new();
     for v in &model.variants {
         let basis = v.basis();
         let Some(by_expert) = zs.get(&basis) else {
@@ -1573,6 +1605,14 @@ fn set_clocks_scale(
         }
         let mut of_experts = Vec::new();
         for (e, z) in v.experts.iter().zip(by_expert) {
+            if !chosen(&e.kind) {
+                lines.push(format!(
+                    "{basis}: the {} expert keeps one scale for every side",
+                    e.kind
+                ));
+                of_experts.push(None);
+                continue;
+            }
             let z = sorted(z.clone());
             let centre = percentile(&z, 0.5);
             let spread = ((percentile(&z, tail) - centre) / normal_quantile(tail)).max(1e-6);
@@ -1581,7 +1621,7 @@ fn set_clocks_scale(
                 e.kind,
                 tail * 100.0
             ));
-            of_experts.push((centre, spread));
+            of_experts.push(Some((centre, spread)));
         }
         scales.push((basis, of_experts));
     }
@@ -1590,7 +1630,10 @@ fn set_clocks_scale(
             let Some((_, of_experts)) = scales.iter().find(|(b, _)| *b == v.basis()) else {
                 continue;
             };
-            for (e, (centre, spread)) in v.experts.iter_mut().zip(of_experts) {
+            for (e, scale) in v.experts.iter_mut().zip(of_experts) {
+                let Some((centre, spread)) = scale else {
+                    continue;
+                };
                 let (mean, sd) = e.human;
                 e.human_clocks = Some((mean + centre * sd, sd * spread));
             }
@@ -5191,7 +5234,7 @@ mod tests {
         );
         zs.insert("unrated, no clocks".to_owned(), vec![vec![0.0; 20]; 3]);
         let before = model.clone();
-        let lines = set_clocks_scale(&mut model, &mut readers, &zs, 200, 0.95);
+        let lines = set_clocks_scale(&mut model, &mut readers, &zs, 200, 0.95, None);
         assert_eq!(lines.len(), centres.len() + 1, "{lines:?}");
         assert!(
             lines.iter().any(|l| l.starts_with(
@@ -5247,7 +5290,7 @@ mod tests {
                 })
                 .collect::<Vec<Vec<f64>>>(),
         );
-        set_clocks_scale(&mut model, &mut readers, &zs, 200, 0.99);
+        set_clocks_scale(&mut model, &mut readers, &zs, 200, 0.99, None);
         let mut values = [None; SIGNALS.len()];
         for (f, fill) in rated.features.iter().zip(&rated.fill) {
             values[SIGNALS.iter().position(|s| s == f).unwrap()] = Some(*fill + 0.3);
@@ -5294,7 +5337,7 @@ mod tests {
         assert_eq!(basis, "rated, no clocks");
         assert!((plain - after).abs() > 1e-6, "{plain} {after}");
         // Twice: the twin is there already and is kept.
-        set_clocks_scale(&mut model, &mut readers, &zs, 200, 0.99);
+        set_clocks_scale(&mut model, &mut readers, &zs, 200, 0.99, None);
         let lines = clocks_variant(&mut model, &mut readers);
         assert!(
             lines[0].ends_with("the model has it already: kept"),
@@ -5308,6 +5351,67 @@ mod tests {
                 .count(),
             1
         );
+    }
+
+    #[test]
+    fn only_the_experts_asked_for_get_a_scale_for_sides_with_clocks() {
+        // `--clocks-experts weaker`: the rated kind's weaker-engine expert gets the scale
+        // its z on clean sides with clocks give (centre 0.5, spread 0.9 ÷ 1.6449), in the
+        // model and the reader; the top-engine and switched experts keep one scale, and
+        // say so. The names are `--leave-out`'s, and a wrong one is refused.
+        assert_eq!(expert_kind("weaker"), Ok(Kind::WeakEngine));
+        assert!(
+            expert_kind("weak")
+                .unwrap_err()
+                .contains("top, weaker, switched")
+        );
+        let mut model = AssessmentModel::builtin().unwrap().clone();
+        let mut readers = vec![model.clone()];
+        let rated = model.variants.iter().find(|v| v.rated).unwrap();
+        let basis = rated.basis();
+        let n = rated.experts.len();
+        let mut zs = BTreeMap::new();
+        zs.insert(
+            basis.clone(),
+            vec![
+                (0..=1000)
+                    .map(|i| -0.5 + f64::from(i) / 500.0)
+                    .collect::<Vec<f64>>();
+                n
+            ],
+        );
+        let lines = set_clocks_scale(
+            &mut model,
+            &mut readers,
+            &zs,
+            200,
+            0.95,
+            Some(&[Kind::WeakEngine]),
+        );
+        assert_eq!(lines.len(), n, "{lines:?}");
+        let mut scaled = 0;
+        for m in std::iter::once(&model).chain(&readers) {
+            let v = m.variants.iter().find(|v| v.basis() == basis).unwrap();
+            for e in &v.experts {
+                if e.kind == "weaker engines" {
+                    let (centre, scale) = e.human_clocks.expect("the weaker expert's scale");
+                    let (mean, sd) = e.human;
+                    assert!(((centre - mean) / sd - 0.5).abs() < 1e-9, "{centre}");
+                    assert!((scale / sd - 0.9 / 1.644_854).abs() < 1e-6, "{scale}");
+                    scaled += 1;
+                } else {
+                    assert_eq!(e.human_clocks, None, "{}", e.kind);
+                    assert!(
+                        lines.contains(&format!(
+                            "{basis}: the {} expert keeps one scale for every side",
+                            e.kind
+                        )),
+                        "{lines:?}"
+                    );
+                }
+            }
+        }
+        assert_eq!(scaled, 2, "the weaker expert, in the model and the reader");
     }
 
     #[test]
@@ -5334,7 +5438,7 @@ mod tests {
                 n
             ],
         );
-        let lines = set_clocks_scale(&mut model, &mut [], &zs, 200, 0.99);
+        let lines = set_clocks_scale(&mut model, &mut [], &zs, 200, 0.99, None);
         assert!(
             lines
                 .iter()
