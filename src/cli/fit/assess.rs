@@ -5365,7 +5365,13 @@ mod tests {
                 .unwrap_err()
                 .contains("top, weaker, switched")
         );
+        // From a model with one scale for every side (the shipped one has some already).
         let mut model = AssessmentModel::builtin().unwrap().clone();
+        for v in &mut model.variants {
+            for e in &mut v.experts {
+                e.human_clocks = None;
+            }
+        }
         let mut readers = vec![model.clone()];
         let rated = model.variants.iter().find(|v| v.rated).unwrap();
         let basis = rated.basis();
