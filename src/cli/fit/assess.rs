@@ -1531,7 +1531,6 @@ fn usable(r: &Row, rated: bool, clocks: bool) -> bool {
     (!rated || r.signals.rating.is_some()) && (!clocks || r.signals.clocks)
 }
 
-/// `--clocks-tail`: a percentile strictly between 0.5 and 1.
 /// An expert named as `--leave-out` and `--clocks-experts` name them.
 fn expert_kind(s: &str) -> std::result::Result<Kind, String> {
     match s {
@@ -1544,6 +1543,7 @@ fn expert_kind(s: &str) -> std::result::Result<Kind, String> {
     }
 }
 
+/// `--clocks-tail`: a percentile strictly between 0.5 and 1.
 fn tail_percentile(s: &str) -> std::result::Result<f64, String> {
     let q: f64 = s.parse().map_err(|e| format!("{s}: {e}"))?;
     if q > 0.5 && q < 1.0 {
@@ -1817,17 +1817,10 @@ fn leave_out(entries: &[String]) -> Result<Vec<LeaveOut>> {
         .map(|e| {
             let (kind, signal) = match e.split_once(':') {
                 None => (None, e.as_str()),
-                Some((k, s)) => {
-                    let kind = match k {
-                        "top" => Kind::TopEngine,
-                        "weaker" => Kind::WeakEngine,
-                        "switched" => Kind::Switched,
-                        _ => bail!(
-                            "--leave-out {e}: no such expert {k:?} (the experts: top, weaker, switched)"
-                        ),
-                    };
-                    (Some(kind), s)
-                }
+                Some((k, s)) => match expert_kind(k) {
+                    Ok(kind) => (Some(kind), s),
+                    Err(why) => bail!("--leave-out {e}: {why}"),
+                },
             };
             if !SIGNALS.contains(&signal) {
                 bail!(
