@@ -1225,6 +1225,23 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
         }),
       );
       assert.deepEqual(lone, []);
+      // Sorted by level, those to look at first: within a pooled level, a player with a
+      // game at look closer on its own comes before those without (the pooled
+      // probability alone ranks them low: one flagged game among clean ones pools low).
+      await page.click('#summary button[data-sort="level"]');
+      assert.equal(await page.getAttribute('#summary th:has(button[data-sort="level"])', 'aria-sort'), 'descending');
+      const levelOrder = ['no concern', 'unclear', 'look closer'];
+      const keyOf = (n) => {
+        const a = byName.get(n)?.assessment;
+        if (!a) return -1;
+        const alone = a.level !== 'look closer' && byName.get(n).games > 1 && levelsOf(n).includes('look closer');
+        return levelOrder.indexOf(a.level) * 10 + (alone ? 2 : 0) + a.probability;
+      };
+      const byLevel = await page.locator('#summary tbody button.player-link').allTextContents();
+      assert.deepEqual(byLevel, [...byLevel].sort((x, y) => keyOf(y) - keyOf(x)), 'level, then a game at look closer alone, then probability');
+      const alonePos = byLevel.findIndex((n) => keyOf(n) % 10 >= 2 && byName.get(n).assessment.level !== 'look closer');
+      const below = byLevel.findIndex((n, i) => i > alonePos && byName.get(n).assessment?.level === byName.get(byLevel[alonePos]).assessment.level && keyOf(n) % 10 < 2 && byName.get(n).assessment.probability > byName.get(byLevel[alonePos]).assessment.probability);
+      assert.ok(alonePos >= 0 && below > alonePos, `a flagged-alone player ranks above a same-level player of higher probability: ${JSON.stringify(byLevel)}`);
       const held = banded.tags[/clean players rated (under [\d,]+|[\d,]+-[\d,]+) reach/.test(banded.sides.white.assessment?.hint ?? '') ? 'White' : 'Black'];
       await page.locator('.player-card', { has: page.locator(`h3:text-is("${held}")`) }).screenshot({ path: path.join(root, 'target', 'screenshots', `player-card-${name}-${colorScheme}.png`) });
       assert.deepEqual(errors, []);

@@ -39,9 +39,13 @@ import { info, infoLabel } from './explain.js';
 const SUMMARY_INFO = { level: 'level', probability: 'probability', moves: 'moves' };
 
 const SUMMARY_COLS = [
-  ['level', 'Level', '', (p) => {
+  // Within a level, a player with a game at look closer on its own comes first (its
+  // pooled probability is no help there: one flagged game among clean ones pools low).
+  ['level', 'Level', '', (p, levels) => {
     const a = assessmentOf(p);
-    return a && isNum(a.probability) ? levelRank(a.level) * 10 + a.probability : null;
+    if (!a || !isNum(a.probability)) return null;
+    const alone = a.level !== 'look closer' && gamesAtLookCloser(p, levels) > 0;
+    return levelRank(a.level) * 10 + (alone ? 2 : 0) + a.probability;
   }, true],
   ['player', 'Player', '', (p) => (str(p.name) || '?').toLowerCase(), false],
   ['probability', 'Engine assistance', 'num', (p) => assessmentOf(p)?.probability ?? null, true],
@@ -50,12 +54,19 @@ const SUMMARY_COLS = [
 
 const assessmentOf = (p) => (p.assessment && typeof p.assessment === 'object' ? p.assessment : null);
 
-/** The players in `sort` order ({key, dir}), a missing value last, ties in report order. */
-function sortedPlayers(players, sort) {
+/** How many of a player of several games' games read `look closer` each on its own. */
+const gamesAtLookCloser = (p, levels) =>
+  isNum(p.games) && p.games > 1 ? levels?.get((str(p.name) || '?').toLowerCase())?.['look closer'] ?? 0 : 0;
+
+/**
+ * The players in `sort` order ({key, dir}), a missing value last, ties in report order;
+ * `levels` is [`sideLevels`] of the report.
+ */
+function sortedPlayers(players, sort, levels) {
   const col = SUMMARY_COLS.find((c) => c[0] === sort?.key);
   if (!col) return players;
   const sign = sort.dir === 'descending' ? -1 : 1;
-  const rows = players.map((p, i) => ({ p, i, v: col[3](p) }));
+  const rows = players.map((p, i) => ({ p, i, v: col[3](p, levels) }));
   rows.sort((a, b) => {
     if (a.v === null && b.v !== null) return 1;
     if (b.v === null && a.v !== null) return -1;
@@ -104,7 +115,7 @@ export function renderSummary(container, report, { sort = null, onSort, onPlayer
   );
   const body = h('tbody');
   const levels = sideLevels(report);
-  const ordered = sortedPlayers(players, sort);
+  const ordered = sortedPlayers(players, sort, levels);
   const rows = ordered.slice(0, Math.max(1, limit));
   for (const p of rows) {
     const a = assessmentOf(p);
@@ -124,7 +135,7 @@ export function renderSummary(container, report, { sort = null, onSort, onPlayer
           : '';
       const like = a.resembles ? `Most like ${str(a.resembles)}. ` : '';
       // A game of theirs at look closer on its own, under a pooled level below it.
-      const lc = games > 1 && a.level !== 'look closer' ? levels.get((str(p.name) || '?').toLowerCase())?.['look closer'] : 0;
+      const lc = a.level !== 'look closer' ? gamesAtLookCloser(p, levels) : 0;
       const alone = lc ? `${lc} of ${games} games at look closer on its own. ` : '';
       // The hint unless there is no concern (then it is only that more games would make
       // it surer, true of nearly everyone: noise in a table), but for a rating band's.
@@ -196,14 +207,14 @@ export function renderPlayers(container, report, { sort = null, filter = '', lim
     return { shown: 0, total: 0 };
   }
   const f = filter.trim().toLowerCase();
-  const chosen = sortedPlayers(players, sort).filter((p) => !f || (str(p.name) || '?').toLowerCase().includes(f));
+  const levels = sideLevels(report);
+  const chosen = sortedPlayers(players, sort, levels).filter((p) => !f || (str(p.name) || '?').toLowerCase().includes(f));
   if (!chosen.length) {
     container.append(h('p', { class: 'empty', text: `No player matching “${filter.trim()}”.` }));
     return { shown: 0, total: 0 };
   }
   const shown = chosen.slice(0, Math.max(1, limit));
   const grid = h('div', { class: 'players-grid' });
-  const levels = sideLevels(report);
   for (const p of shown) grid.append(playerCard(p, report, levels.get((str(p.name) || '?').toLowerCase())));
   container.append(grid);
   if (shown.length < chosen.length || f) {
