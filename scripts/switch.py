@@ -4,16 +4,19 @@ moves to an engine part-way through.
 
 For each taken game (rated, at least `--min-plies` long; spread evenly through the file
 as `fairsight train sample` spreads them) one side, alternately White and Black, plays
-its real moves up to a switch ply drawn between full moves 10 and 25 (never past the
-game's last third), and from there every move of that side is Stockfish's at full
-strength (`--movetime` ms a move, one thread). The opponent continues as Stockfish
+its real moves up to a switch ply drawn between full moves 10 and 25 (`--from-move`,
+`--to-move`; never past the game's last third), and from there every move of that side
+is Stockfish's at full strength (`--movetime` ms a move, one thread), or, with
+`--assisted-above LO,HI`, Stockfish limited to the side's own rating plus a gap drawn
+between LO and HI points (`UCI_Elo`, clamped to 1350-2850): an online player who turns a
+weaker engine on after the opening. The opponent continues as Stockfish
 limited to its own rating (`UCI_Elo`, clamped to the engine's 1350-2850), so the game
 goes on as a game between a human-rated opponent and an assisted player would. Play stops
 at the end of the game or at `--max-plies` plies.
 
 Tags added: `Switched` (the assisted side: "white" or "black"), `SwitchPly` (the 1-based
 ply of its first engine move), `SwitchEngine`, `SourceGame` (the number of the game in
-the input file). The original clocks are kept on every ply the original game had (a
+the input file), and with `--assisted-above` `SwitchElo` (the assisted engine's level). The original clocks are kept on every ply the original game had (a
 cheater who keeps a human rhythm; no clock is invented), so a detector cannot tell a
 switched game by its clocks being missing. Names and ratings stay: only the switched
 side is scored, against its own rating.
@@ -60,7 +63,20 @@ def main():
     ap.add_argument("--manifest", help="corpus manifest whose player splits --split reads")
     ap.add_argument("--split", help="only games whose players are in this split or new")
     ap.add_argument("--exclude", nargs="*", default=[], help="switched files whose SourceGame numbers to skip")
+    ap.add_argument("--from-move", type=int, default=10, help="earliest full move of the switch")
+    ap.add_argument("--to-move", type=int, default=25, help="latest full move of the switch")
+    ap.add_argument("--assisted-above", help="LO,HI: the assisted engine limited to the side's rating + a gap drawn in [LO, HI]")
     a = ap.parse_args()
+    if not 1 <= a.from_move <= a.to_move:
+        ap.error("--from-move must be at least 1 and at most --to-move")
+    above = None
+    if a.assisted_above:
+        try:
+            above = tuple(int(x) for x in a.assisted_above.split(","))
+        except ValueError:
+            above = ()
+        if len(above) != 2 or above[0] > above[1]:
+            ap.error("--assisted-above takes LO,HI with LO <= HI, e.g. 300,900")
     if (a.manifest is None) != (a.split is None):
         ap.error("--manifest and --split go together")
     players = {}
@@ -105,21 +121,26 @@ def main():
     rng = random.Random(a.seed)
     engines = [chess.engine.SimpleEngine.popen_uci(a.engine) for _ in range(2)]
     assisted, opponent = engines
-    assisted.configure({"Threads": 1, "Hash": 16, "UCI_LimitStrength": False})
+    assisted.configure({"Threads": 1, "Hash": 16, "UCI_LimitStrength": above is not None})
     opponent.configure({"Threads": 1, "Hash": 16, "UCI_LimitStrength": True})
     with open(a.out, "a", encoding="utf-8") as out:
         for k, i in enumerate(picked):
             number, g, elos, nodes = eligible[i]
             side = chess.WHITE if (k + a.offset) % 2 == 0 else chess.BLACK
             last = len(nodes) * 2 // 3
-            lo = 2 * 10 - (1 if side == chess.WHITE else 0) - 1  # ply index of move 10
-            hi = min(2 * 25 - 1, last)
+            lo = 2 * a.from_move - (1 if side == chess.WHITE else 0) - 1  # ply index of the first move
+            hi = min(2 * a.to_move - 1, last)
             candidates = [p for p in range(lo, hi + 1) if (p % 2 == 0) == (side == chess.WHITE)]
             if not candidates:
                 continue
             switch = rng.choice(candidates)  # 0-based ply index of the first engine move
             opp_elo = min(2850, max(1350, elos[1] if side == chess.WHITE else elos[0]))
             opponent.configure({"UCI_Elo": opp_elo})
+            own_elo = elos[0] if side == chess.WHITE else elos[1]
+            assisted_elo = None
+            if above is not None:
+                assisted_elo = min(2850, max(1350, own_elo + rng.randint(*above)))
+                assisted.configure({"UCI_Elo": assisted_elo})
             for e in engines:
                 e.protocol.send_line("ucinewgame")
             clocks = [n.clock() for n in nodes]
@@ -144,13 +165,16 @@ def main():
             game.headers["Result"] = result
             game.headers["Switched"] = "white" if side == chess.WHITE else "black"
             game.headers["SwitchPly"] = str(switch + 1)
-            game.headers["SwitchEngine"] = f"Stockfish 15.1, {a.movetime} ms a move"
+            strength = f", UCI_Elo {assisted_elo}" if assisted_elo is not None else ""
+            game.headers["SwitchEngine"] = f"Stockfish 15.1{strength}, {a.movetime} ms a move"
+            if assisted_elo is not None:
+                game.headers["SwitchElo"] = str(assisted_elo)
             game.headers["SourceGame"] = str(number)
             print(game, file=out, end="\n\n")
             out.flush()
             print(
                 f"game {number}: {game.headers['Switched']} switches at ply {switch + 1}, "
-                f"opponent {opp_elo}, {ply} plies, {result}",
+                f"opponent {opp_elo}, assisted {assisted_elo or 'full strength'}, {ply} plies, {result}",
                 file=sys.stderr,
             )
     for e in engines:
