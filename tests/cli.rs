@@ -1818,6 +1818,40 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
         "{}",
         model["source"]
     );
+    // With `--clocks-scale` the model says which experts read a game side with clocks on
+    // a scale of their own and from how many clean such sides; with too few, that it
+    // reads them as every side.
+    let with_clocks = tsv
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').collect::<Vec<_>>())
+        .filter(|f| f[2] != "Test" && f[3] == "Human" && f[6] == "true" && f[7] == "true")
+        .count();
+    assert!(with_clocks >= 5, "{tsv}");
+    for (min, want) in [
+        (
+            with_clocks,
+            format!(
+                "; the experts top engines, weaker engines of the rated kinds on a scale of their own for game sides with clocks, from the clean such sides the models never saw (rated, no clocks {with_clocks}; spread from the 95.0th percentile)"
+            ),
+        ),
+        (
+            with_clocks + 1,
+            format!(
+                "; game sides with clocks read as every side (fewer than {} unseen clean such sides)",
+                with_clocks + 1
+            ),
+        ),
+    ] {
+        let out = run_with(
+            none_file.to_str().unwrap(),
+            &min.to_string(),
+            &["--clocks-scale", "--clocks-experts", "top,weaker"],
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        let source = read_json(&out_model)["source"].as_str().unwrap().to_owned();
+        assert!(source.ends_with(&want), "{source}");
+    }
     // `assess folds` deals the train games to folds, each manifest leaving one fold out;
     // validation games stay in every one.
     let folds_dir = tmp("thresholds-folds");

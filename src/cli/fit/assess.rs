@@ -431,6 +431,8 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
     let mut readers: Vec<AssessmentModel> = readers.into_iter().map(|(m, _)| m).collect();
     let manifests: Vec<&Manifest> = fitted_sets.iter().collect();
     let reader_of = |split: Split, game: &str| first_unseen(&manifests, split, game);
+    // How the model reads game sides with clocks, for its `source` (empty: as all sides).
+    let mut clocks_words = String::new();
     if a.clocks_scale {
         // Each expert's z on the unseen clean rated sides with clocks, by kind of input.
         let mut zs: BTreeMap<String, Vec<Vec<f64>>> = BTreeMap::new();
@@ -458,6 +460,40 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
             }
         }
         let experts = (!a.clocks_experts.is_empty()).then_some(a.clocks_experts.as_slice());
+        // The kinds of input with enough such sides to get the scale.
+        let sides: Vec<String> = zs
+            .iter()
+            .map(|(basis, by_expert)| (basis, by_expert.first().map_or(0, Vec::len)))
+            .filter(|(_, n)| *n >= a.min_sides)
+            .map(|(basis, n)| format!("{basis} {n}"))
+            .collect();
+        let named = match experts {
+            Some(ks) => format!(
+                "the experts {}",
+                ks.iter()
+                    .map(|k| kind_name(*k))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            None => "every expert".to_owned(),
+        };
+        clocks_words = if sides.is_empty() {
+            format!(
+                "; game sides with clocks read as every side (fewer than {} unseen clean such sides)",
+                a.min_sides
+            )
+        } else {
+            format!(
+                "; {named} of the rated kinds on a scale of their own for game sides with clocks, from the clean such sides the models never saw ({}; spread from the {:.1}th percentile{})",
+                sides.join(", "),
+                a.clocks_tail * 100.0,
+                if a.clocks_variant {
+                    ", as a kind of input of its own"
+                } else {
+                    ""
+                }
+            )
+        };
         for line in set_clocks_scale(
             &mut model,
             &mut readers,
@@ -820,7 +856,7 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
             100.0 * a.band_rate,
             banded.join(", ")
         )
-    };
+    } + &clocks_words;
     std::fs::write(&a.out, model.to_json() + "\n")
         .with_context(|| format!("cannot write {}", a.out.display()))?;
     eprintln!("fairsight: wrote {}", a.out.display());
