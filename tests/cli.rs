@@ -2450,6 +2450,17 @@ fn each_slices_auc_has_an_interval_and_a_model_compared_with_itself_differs_by_n
     let without = stdout(&out);
     assert!(without.contains("| all sides | 0 / 33 |"), "{without}");
     assert!(text.contains("| all sides | 24 / 33 |"), "{text}");
+    // Its pseudo-players too: engine-assisted ones with the engines, none without.
+    assert!(
+        text.contains("  true-positive rate, top engines, look closer: 1/1 "),
+        "{text}"
+    );
+    for kind in ["top engines", "weaker engines", "switched sides"] {
+        assert!(
+            without.contains(&format!("  true-positive rate, {kind}, look closer: 0/0 ")),
+            "{kind}: {without}"
+        );
+    }
     let out = eval("test", ["--without-source", "slice-human"]);
     assert!(!out.status.success());
     assert!(stderr(&out).contains("--without-source slice-human: no game of the Test split"));

@@ -3363,7 +3363,8 @@ fn assess_player(
     }
 }
 
-/// The split's real players with `min_games` or more clean human games in it, each
+/// The split's real players with `min_games` or more clean human games in it (none from
+/// the sources in `without`), each
 /// assessed on all those games pooled: the per-player false-positive rate with what
 /// pseudo-players lack, a player's own style and form, the same in each of their games
 /// (which makes a player's pooled z-scores spread wider than one side's times √games).
@@ -3372,10 +3373,11 @@ fn real_players(
     split: Split,
     model: &AssessmentModel,
     min_games: usize,
+    without: &[String],
 ) -> Result<Vec<PseudoPlayer>> {
     let records: Vec<Record> = load_records(corpus, &[], None, Some(split))?
         .into_iter()
-        .filter(|r| r.label == Label::Human)
+        .filter(|r| r.label == Label::Human && !without.contains(&r.source))
         .collect();
     if records.is_empty() {
         return Ok(Vec::new());
@@ -3980,7 +3982,10 @@ fn eval(a: EvalArgs) -> Result<()> {
     }
     // The same by rating scale: clean online players read lower than over-the-board ones
     // of the same rating ([`online`]).
-    let records = load_records(&a.corpus, &[], None, Some(a.split))?;
+    // Without the sources `--without-source` leaves out, as every side above (and the
+    // pseudo-players and real players below) is.
+    let mut records = load_records(&a.corpus, &[], None, Some(a.split))?;
+    records.retain(|r| !a.without_source.contains(&r.source));
     let online_games: std::collections::HashSet<&str> = records
         .iter()
         .filter(|r| online(r))
@@ -4038,7 +4043,13 @@ fn eval(a: EvalArgs) -> Result<()> {
     if a.real_player_games < 2 {
         bail!("--real-player-games: 2 or more");
     }
-    let real = real_players(&a.corpus, a.split, model, a.real_player_games)?;
+    let real = real_players(
+        &a.corpus,
+        a.split,
+        model,
+        a.real_player_games,
+        &a.without_source,
+    )?;
     real_player_rates(&mut out, &real, a.real_player_games);
     print!("{out}");
     Ok(())
