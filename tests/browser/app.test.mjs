@@ -1242,6 +1242,7 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
       const alonePos = byLevel.findIndex((n) => keyOf(n) % 10 >= 2 && byName.get(n).assessment.level !== 'look closer');
       const below = byLevel.findIndex((n, i) => i > alonePos && byName.get(n).assessment?.level === byName.get(byLevel[alonePos]).assessment.level && keyOf(n) % 10 < 2 && byName.get(n).assessment.probability > byName.get(byLevel[alonePos]).assessment.probability);
       assert.ok(alonePos >= 0 && below > alonePos, `a flagged-alone player ranks above a same-level player of higher probability: ${JSON.stringify(byLevel)}`);
+      await page.locator('#summary').screenshot({ path: path.join(root, 'target', 'screenshots', `triage-summary-by-level-${name}-${colorScheme}.png`) });
       const held = banded.tags[/clean players rated (under [\d,]+|[\d,]+-[\d,]+) reach/.test(banded.sides.white.assessment?.hint ?? '') ? 'White' : 'Black'];
       await page.locator('.player-card', { has: page.locator(`h3:text-is("${held}")`) }).screenshot({ path: path.join(root, 'target', 'screenshots', `player-card-${name}-${colorScheme}.png`) });
       assert.deepEqual(errors, []);
