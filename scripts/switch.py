@@ -9,15 +9,16 @@ its real moves up to a switch ply drawn between full moves 10 and 25 (`--from-mo
 is Stockfish's at full strength (`--movetime` ms a move, one thread), or, with
 `--assisted-above LO,HI`, Stockfish limited to the side's own rating plus a gap drawn
 between LO and HI points (`UCI_Elo`, clamped to 1350-2850): an online player who turns a
-weaker engine on after the opening. The opponent continues as Stockfish
-limited to its own rating (`UCI_Elo`, clamped to the engine's 1350-2850), so the game
-goes on as a game between a human-rated opponent and an assisted player would. Play stops
+weaker engine on after the opening. The opponent continues as Stockfish limited to its
+own rating (`UCI_Elo`, clamped to the engine's 1350-2850), so the game goes on as a game
+between a human-rated opponent and an assisted player would. Play stops
 at the end of the game or at `--max-plies` plies.
 
 Tags added: `Switched` (the assisted side: "white" or "black"), `SwitchPly` (the 1-based
 ply of its first engine move), `SwitchEngine`, `SourceGame` (the number of the game in
-the input file), and with `--assisted-above` `SwitchElo` (the assisted engine's level). The original clocks are kept on every ply the original game had (a
-cheater who keeps a human rhythm; no clock is invented), so a detector cannot tell a
+the input file), and with `--assisted-above` `SwitchElo` (the assisted engine's level).
+The original clocks are kept on every ply the original game had (a cheater who keeps a
+human rhythm; no clock is invented), so a detector cannot tell a
 switched game by its clocks being missing. Names and ratings stay: only the switched
 side is scored, against its own rating.
 
