@@ -1202,9 +1202,16 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
       for (const [n, text] of meanings) {
         const p = byName.get(n);
         const lc = levelsOf(n).filter((l) => l === 'look closer').length;
-        const said = /^(\d+) of (\d+) games at look closer on its own\. /.exec(text);
+        const said = /^(\d+) of (\d+) games at look closer on its own\.( |$)/.exec(text);
         const want = p.assessment && p.assessment.level !== 'look closer' && p.games > 1 && lc ? [lc, p.games] : null;
         assert.deepEqual(said ? [Number(said[1]), Number(said[2])] : null, want, `${n}: ${text}`);
+        // Beside a game at look closer on its own, the sign named is one of engine help
+        // (the pooled level's sign of human play would read as clearing that game).
+        if (said) {
+          const engineSign = (p.assessment.reasons ?? []).find((r) => r.effect > 0);
+          assert.equal(text.includes('Strongest sign of human play'), false, `${n}: ${text}`);
+          assert.equal(text.includes(`Strongest sign of engine help: ${engineSign?.text}.`), Boolean(engineSign), `${n}: ${text}`);
+        }
         // A hint in the row only above no concern (there it is that more games would
         // make it surer, true of nearly everyone), or a rating band's.
         assert.equal(text.includes('Hint: '), Boolean(p.assessment && shown(p.assessment)), `${n}: ${text}`);

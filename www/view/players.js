@@ -124,9 +124,13 @@ export function renderSummary(container, report, { sort = null, onSort, onPlayer
     const games = isNum(p.games) ? p.games : 0;
     let sentence;
     if (a) {
+      // A game of theirs at look closer on its own, under a pooled level below it.
+      const lc = a.level !== 'look closer' ? gamesAtLookCloser(p, levels) : 0;
+      const alone = lc ? `${lc} of ${games} games at look closer on its own. ` : '';
       // The reason that moved it most in the direction of the level: toward a human for
-      // "no concern", toward an engine otherwise.
-      const human = a.level === 'no concern';
+      // "no concern", toward an engine otherwise, and toward an engine beside a game at
+      // look closer on its own (a sign of human play there would read as clearing it).
+      const human = a.level === 'no concern' && !lc;
       const top = arr(a.reasons).find((r) => r && isNum(r.effect) && (human ? r.effect < 0 : r.effect > 0));
       const lead = top
         ? `Strongest sign ${human ? 'of human play' : 'of engine help'}: ${str(top.text)}.`
@@ -134,9 +138,6 @@ export function renderSummary(container, report, { sort = null, onSort, onPlayer
           ? 'Nothing in these moves stands out from clean human play.'
           : '';
       const like = a.resembles ? `Most like ${str(a.resembles)}. ` : '';
-      // A game of theirs at look closer on its own, under a pooled level below it.
-      const lc = a.level !== 'look closer' ? gamesAtLookCloser(p, levels) : 0;
-      const alone = lc ? `${lc} of ${games} games at look closer on its own. ` : '';
       // The hint unless there is no concern (then it is only that more games would make
       // it surer, true of nearly everyone: noise in a table), but for a rating band's.
       const shown = sideHint(a);
