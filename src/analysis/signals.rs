@@ -93,7 +93,12 @@ pub fn side_move_cells(game: &GameReport, side: Side) -> Vec<(u32, u8)> {
             let f = &p.features;
             Some((
                 p.ply,
-                LateOdds::cell(f.win_loss?, f.rank, f.seen_at.is_some()) as u8,
+                LateOdds::cell(
+                    f.win_loss?,
+                    f.rank,
+                    f.seen_at.is_some(),
+                    LateOdds::kind(f.only_move, f.best_changes),
+                ) as u8,
             ))
         })
         .collect()

@@ -921,9 +921,11 @@ impl LossTable {
 }
 
 /// The odds that a side's later half ([`Late`]) was played by an engine rather than by a
-/// clean human of its rating, move by move: each move falls in a cell by its win-% loss
-/// and by where it stood among the engine's lines ([`LateOdds::cell`]), and adds the log of
-/// how much more often engines make such a move than clean humans of the rating do.
+/// clean human of its rating, move by move: each move falls in a cell by its win-% loss,
+/// by where it stood among the engine's lines and by the kind of position it was made in
+/// ([`LateOdds::cell`], [`LateOdds::kind`]), and adds the log of how much more often
+/// engines make such a move in such a position than clean humans of the rating do (shares
+/// within each kind of position: how often a side was in one is not read).
 /// `lateOdds` is that sum over the later half divided by the square root of its moves:
 /// positive when its moves are likelier an engine's. A player who hands the rest of a
 /// game to an engine makes the engine's moves there, and a strong human's later half
@@ -933,10 +935,12 @@ impl LossTable {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LateOdds {
-    /// Per band ([`LateOdds::band`]), per cell: the log of clean humans' share of moves.
+    /// Per band ([`LateOdds::band`]), per cell: the log of clean humans' share of moves,
+    /// within the cell's kind of position.
     pub human: Vec<Vec<f64>>,
-    /// Per cell: the log of engines' share (the later halves of the switched sides of the
-    /// train split: a cheater's engine, after the switch as a rule).
+    /// Per cell: the log of engines' share, within the cell's kind of position (the later
+    /// halves of the switched sides of the train split: a cheater's engine, after the
+    /// switch as a rule).
     pub engine: Vec<f64>,
     /// The human moves it was fitted on.
     pub moves: usize,
@@ -950,23 +954,45 @@ impl LateOdds {
     /// Where a move stood: the engine's line 1-4 at the final depth, a line at some depth
     /// only, or none.
     const PLACES: usize = 6;
-    /// Cells: loss bands × places.
-    pub const CELLS: usize = (Self::LOSSES.len() + 1) * Self::PLACES;
+    /// Kinds of position ([`LateOdds::kind`]).
+    pub const KINDS: usize = 3;
+    /// Cells of one kind of position: loss bands × places.
+    pub const KIND_CELLS: usize = (Self::LOSSES.len() + 1) * Self::PLACES;
+    /// Cells: kinds of position × loss bands × places.
+    pub const CELLS: usize = Self::KIND_CELLS * Self::KINDS;
     /// Bands of 300 points: under 1,300, 1,300-1,599, ..., 2,500 and over.
     pub const BANDS: usize = 6;
     /// Fewest moves of each kind (human, engine) for a table.
     const MIN_MOVES: usize = 1000;
 
     /// The cell of a move: its win-% loss, its rank among the engine's lines at the final
-    /// depth (1 = its first choice), and whether it was among them at some depth.
-    pub fn cell(win_loss: f64, rank: Option<u32>, seen: bool) -> usize {
+    /// depth (1 = its first choice), whether it was among them at some depth, and the kind
+    /// of position it was made in ([`LateOdds::kind`]; a larger one reads as the last).
+    pub fn cell(win_loss: f64, rank: Option<u32>, seen: bool, kind: usize) -> usize {
         let l = Self::LOSSES.iter().filter(|b| win_loss >= **b).count();
         let p = match rank {
             Some(r) => (r.clamp(1, 4) - 1) as usize,
             None if seen => 4,
             None => 5,
         };
-        l * Self::PLACES + p
+        kind.min(Self::KINDS - 1) * Self::KIND_CELLS + l * Self::PLACES + p
+    }
+
+    /// The kind of position a move was made in: 0 when the best move was the only good
+    /// one (the second line a mistake's drop or more worse, [`only_move`]; or no second
+    /// line), 1 when there were others and the engine's best was the same at every depth,
+    /// 2 when there were others and its best changed with depth. Finding the engine's
+    /// first choice where it is the only good move or plain at every depth is common for
+    /// a human; finding it among good alternatives, where the engine itself changed its
+    /// mind, is what an engine does and a human seldom does.
+    ///
+    /// [`only_move`]: crate::record::features::MoveFeatures::only_move
+    pub fn kind(only_move: Option<bool>, best_changes: u32) -> usize {
+        match (only_move.unwrap_or(true), best_changes) {
+            (true, _) => 0,
+            (false, 0) => 1,
+            (false, _) => 2,
+        }
     }
 
     /// The band of a rating.
@@ -1018,10 +1044,16 @@ impl LateOdds {
         if (moves as usize) < min_moves || (engine_moves as usize) < min_moves {
             return None;
         }
+        // Shares within each kind of position: the odds read the move made in a kind of
+        // position, not how often a side was in it (an engine's user is more often
+        // winning, where a plain best move is common).
         let logs = |row: &[f64]| -> Vec<f64> {
-            let total = row.iter().sum::<f64>() + Self::CELLS as f64;
-            row.iter()
-                .map(|n| (libm::log((n + 1.0) / total) * 1e4).round() / 1e4)
+            row.chunks(Self::KIND_CELLS)
+                .flat_map(|kind| {
+                    let total = kind.iter().sum::<f64>() + Self::KIND_CELLS as f64;
+                    kind.iter()
+                        .map(move |n| (libm::log((n + 1.0) / total) * 1e4).round() / 1e4)
+                })
                 .collect()
         };
         Some(LateOdds {
@@ -1045,13 +1077,13 @@ impl LateOdds {
         (n > 0).then(|| sum / libm::sqrt(n as f64))
     }
 
-    /// A side's later-half moves, each `(win-% loss, rank, seen at some depth)`, counted by
-    /// cell.
-    pub fn cells_of(moves: impl IntoIterator<Item = (f64, Option<u32>, bool)>) -> Vec<u32> {
+    /// A side's later-half moves, each `(win-% loss, rank, seen at some depth, kind of
+    /// position)`, counted by cell.
+    pub fn cells_of(moves: impl IntoIterator<Item = (f64, Option<u32>, bool, usize)>) -> Vec<u32> {
         Self::counts(
             moves
                 .into_iter()
-                .map(|(loss, rank, seen)| Self::cell(loss, rank, seen) as u8),
+                .map(|(loss, rank, seen, kind)| Self::cell(loss, rank, seen, kind) as u8),
         )
     }
 
@@ -1741,6 +1773,25 @@ impl AssessmentModel {
                 e.model
                     .check(e.features.len())
                     .map_err(|err| AssessmentError(err.0))?;
+            }
+        }
+        if let Some(r) = &m.late_reference {
+            let tables = [
+                ("lateOdds", &r.late_odds),
+                ("switchOdds", &r.switch_odds),
+                ("switchOddsAll", &r.switch_odds_all),
+            ];
+            for (name, odds) in tables {
+                let Some(odds) = odds else { continue };
+                let width = |row: &[f64]| row.len() == LateOdds::CELLS;
+                if !width(&odds.engine) || !odds.human.iter().all(|h| width(h)) {
+                    return Err(AssessmentError(format!(
+                        "lateReference.{name}: {} cells, this version reads {} (a model \
+                         fitted before the kinds of position: fit it again)",
+                        odds.engine.len(),
+                        LateOdds::CELLS
+                    )));
+                }
             }
         }
         Ok(m)
@@ -2744,17 +2795,77 @@ mod tests {
     }
 
     #[test]
+    fn the_late_odds_read_a_move_within_its_kind_of_position() {
+        // Kinds: the only good move (or no second line), good alternatives with the
+        // engine's best the same at every depth, good alternatives and a best that changed.
+        assert_eq!(LateOdds::kind(Some(true), 3), 0);
+        assert_eq!(LateOdds::kind(None, 0), 0);
+        assert_eq!(LateOdds::kind(Some(false), 0), 1);
+        assert_eq!(LateOdds::kind(Some(false), 2), 2);
+        // Each kind has cells of its own; a kind past the last reads as the last.
+        let first = |kind| LateOdds::cell(0.0, Some(1), true, kind);
+        assert_eq!(
+            (first(0), first(1), first(2), first(9)),
+            (
+                0,
+                LateOdds::KIND_CELLS,
+                2 * LateOdds::KIND_CELLS,
+                2 * LateOdds::KIND_CELLS
+            )
+        );
+        assert_eq!(LateOdds::cell(25.0, None, false, 2), LateOdds::CELLS - 1);
+        // Engines are in positions of good alternatives three times as often as humans
+        // (kind 1 against kind 0), but within each kind both choose alike: half the first
+        // line, half the second. The odds read the choice, not the kind, so every such
+        // side reads even, wherever it stood; in a kind of position where the engine
+        // plays its first line and humans do not, the first line reads engine-like.
+        let moves = |kind: usize, first: usize, second: usize| {
+            std::iter::repeat_n((0.0, Some(1), true, kind), first)
+                .chain(std::iter::repeat_n((1.0, Some(2), true, kind), second))
+        };
+        let human = LateOdds::cells_of(
+            moves(0, 3000, 3000)
+                .chain(moves(1, 1000, 1000))
+                .chain(moves(2, 1500, 500)),
+        );
+        let engine = LateOdds::cells_of(
+            moves(0, 1000, 1000)
+                .chain(moves(1, 3000, 3000))
+                .chain(moves(2, 2000, 0)),
+        );
+        let odds =
+            LateOdds::fit(&[(1500.0, human.as_slice())], &[engine.as_slice()]).expect("a table");
+        for kind in [0, 1] {
+            let side = LateOdds::cells_of(moves(kind, 10, 10));
+            let v = odds.value(&side, 1500.0).unwrap();
+            // (about zero: each cell's count is given one more move)
+            assert!(v.abs() < 0.1, "kind {kind}: {v}");
+        }
+        let hard = odds
+            .value(&LateOdds::cells_of(moves(2, 10, 0)), 1500.0)
+            .unwrap();
+        assert!(hard > 0.5, "{hard}");
+        // Shares sum to one within each kind, in both tables.
+        for row in [&odds.engine, &odds.human[LateOdds::band(1500.0)]] {
+            for kind in row.chunks(LateOdds::KIND_CELLS) {
+                let total: f64 = kind.iter().map(|l| l.exp()).sum();
+                assert!((total - 1.0).abs() < 1e-3, "{total}");
+            }
+        }
+    }
+
+    #[test]
     fn the_late_odds_weigh_each_later_move_by_how_much_likelier_an_engine_makes_it() {
         // The cells: loss band × where the move stood among the engine's lines.
-        let best = LateOdds::cell(0.1, Some(1), true);
-        let second = LateOdds::cell(1.0, Some(2), true);
-        let blunder = LateOdds::cell(25.0, None, false);
+        let best = LateOdds::cell(0.1, Some(1), true, 0);
+        let second = LateOdds::cell(1.0, Some(2), true, 0);
+        let blunder = LateOdds::cell(25.0, None, false, 0);
         assert_eq!(
             (best, second, blunder),
-            (0, LateOdds::PLACES + 1, LateOdds::CELLS - 1)
+            (0, LateOdds::PLACES + 1, LateOdds::KIND_CELLS - 1)
         );
-        assert_eq!(LateOdds::cell(3.0, None, true), 2 * LateOdds::PLACES + 4);
-        assert_eq!(LateOdds::cell(0.5, Some(9), true), LateOdds::PLACES + 3);
+        assert_eq!(LateOdds::cell(3.0, None, true, 0), 2 * LateOdds::PLACES + 4);
+        assert_eq!(LateOdds::cell(0.5, Some(9), true, 0), LateOdds::PLACES + 3);
         assert_eq!(
             (
                 LateOdds::band(1299.0),
@@ -2769,9 +2880,9 @@ mod tests {
         // blunder a quarter; engines play the first line 90% of the time.
         let cells = |b: u32, s: u32, x: u32| {
             LateOdds::cells_of(
-                std::iter::repeat_n((0.0, Some(1), true), b as usize)
-                    .chain(std::iter::repeat_n((1.0, Some(2), true), s as usize))
-                    .chain(std::iter::repeat_n((30.0, None, false), x as usize)),
+                std::iter::repeat_n((0.0, Some(1), true, 0), b as usize)
+                    .chain(std::iter::repeat_n((1.0, Some(2), true, 0), s as usize))
+                    .chain(std::iter::repeat_n((30.0, None, false, 0), x as usize)),
             )
         };
         let human = cells(500, 250, 250);
@@ -2779,7 +2890,8 @@ mod tests {
         let humans = [(1400.0, human.as_slice()), (1450.0, human.as_slice())];
         let odds = LateOdds::fit(&humans, &[engine.as_slice()]).expect("a table");
         assert_eq!((odds.moves, odds.engine_moves), (2000, 1000));
-        let n = LateOdds::CELLS as f64;
+        // (shares within the kind of position: every move here is of the first)
+        let n = LateOdds::KIND_CELLS as f64;
         let lg = |k: f64, total: f64| ((k + 1.0) / (total + n)).ln();
         let (h, e) = (lg, lg);
         let want = |b: f64, s: f64, x: f64| {
@@ -2839,8 +2951,8 @@ mod tests {
         // Humans rated 1,400 play the first line half the time and blunder half the time;
         // engines play the first line 90% of the time.
         let (best, blunder) = (
-            LateOdds::cell(0.0, Some(1), true) as u8,
-            LateOdds::cell(30.0, None, false) as u8,
+            LateOdds::cell(0.0, Some(1), true, 0) as u8,
+            LateOdds::cell(30.0, None, false, 0) as u8,
         );
         let human = LateOdds::counts([best, blunder].repeat(500));
         let engine = LateOdds::counts(
@@ -3467,6 +3579,27 @@ mod tests {
         let mut bad = m.clone();
         bad.variants[0].experts.clear();
         assert!(AssessmentModel::from_json(&bad.to_json()).is_err());
+        // A table of moves by kind as wide as this version's cells reads; one of a model
+        // fitted before the kinds of position (36 cells) is refused, not read as absent.
+        let humans = [(1500.0, LateOdds::counts((0..1200).map(|i| (i % 7) as u8)))];
+        let engine = LateOdds::counts((0..1200).map(|i| (i % 3) as u8));
+        let humans: Vec<(f64, &[u32])> = humans.iter().map(|(r, c)| (*r, c.as_slice())).collect();
+        let odds = LateOdds::fit(&humans, &[engine.as_slice()]).expect("a table");
+        let mut good = m.clone();
+        good.late_reference = Some(LateReference {
+            switch_odds: Some(odds.clone()),
+            ..flat_reference()
+        });
+        assert!(AssessmentModel::from_json(&good.to_json()).is_ok());
+        let mut old = odds;
+        old.engine.truncate(36);
+        let mut bad = m.clone();
+        bad.late_reference = Some(LateReference {
+            switch_odds: Some(old),
+            ..flat_reference()
+        });
+        let e = AssessmentModel::from_json(&bad.to_json()).unwrap_err();
+        assert!(e.0.contains("switchOdds: 36 cells"), "{e}");
     }
 
     #[test]

@@ -2083,11 +2083,11 @@ fn set_player_calibration(
 /// Sets each kind of input's threshold for a player of five or more games: `look closer`
 /// above every pseudo-player of the clean human games of `records` (`what`: the
 /// validation split for a fit, the sides a model never saw for `assess thresholds`; both
-/// sides of each game, in overlapping groupings) and above the 99.9th percentile of a
-/// normal fitted to their logits (the per-player goal is 0.1%, far below one in the few
-/// hundred there are), for players of 5, 10 and 20 games alike (a clean player's
-/// probability can rise with their games), and never below a side's threshold. Returns
-/// the model card's lines.
+/// sides of each game, in overlapping groupings) and above a 95% upper bound on the
+/// 99.9th percentile of a normal fitted to their logits ([`player_z`]; the per-player goal
+/// is 0.1%, far below one in the few hundred there are), for players of 5, 10 and 20
+/// games alike (a clean player's probability can rise with their games), and never below
+/// a side's threshold. Returns the model card's lines.
 fn set_player_thresholds(
     groups: &[(&[Record], &AssessmentModel)],
     oof: Option<&ClassifierOof>,
@@ -2104,7 +2104,7 @@ fn set_player_thresholds(
             .cloned()
             .collect();
         for (n, players) in &mut by_size {
-            players.extend(pseudo_players(&clean, reader, *n, 5, oof)?);
+            players.extend(pseudo_players(&clean, reader, *n, GROUPINGS, oof)?);
         }
     }
     let mut card = String::new();
@@ -2156,7 +2156,7 @@ fn set_player_thresholds(
                 .iter()
                 .max_by(|a, b| a.probability.total_cmp(&b.probability));
             let top = highest.map_or(0.0, |p| p.probability);
-            let tail = normal_tail(&human, Z_PLAYER);
+            let tail = normal_tail(&human, player_z(human.len() / GROUPINGS));
             bound = bound.max(top + 1e-9).max(tail);
             let rated = highest
                 .and_then(|p| p.elo)
@@ -2176,7 +2176,7 @@ fn set_player_thresholds(
             }
         }
         card.push_str(&format!(
-            "players of 5+ games, {basis}: look closer from {:.3} (never below a side's threshold, above every overlapping pseudo-player of the clean human sides of {what}, and the 99.9th percentile of a normal fitted to their logits; {})  \n",
+            "players of 5+ games, {basis}: look closer from {:.3} (never below a side's threshold, above every overlapping pseudo-player of the clean human sides of {what}, and a 95% upper bound on the 99.9th percentile of a normal fitted to their logits; {})  \n",
             v.look_closer_player,
             parts.join("; ")
         ));
@@ -2203,7 +2203,7 @@ fn player_bound(
             .map(|p| p.probability)
             .collect();
         let top = human.iter().copied().fold(0.0_f64, f64::max);
-        let tail = normal_tail(&human, Z_PLAYER);
+        let tail = normal_tail(&human, player_z(human.len() / GROUPINGS));
         bound = bound.max(top + 1e-9).max(tail);
         parts.push(format!(
             "{n} games: {} players, highest {top:.3}, tail {tail:.3}",
@@ -2216,8 +2216,33 @@ fn player_bound(
 /// The sizes of the pseudo-players a player's threshold is set above.
 const PLAYER_GAMES: [usize; 3] = [5, 10, 20];
 
+/// How many ways over the clean sides are grouped into the pseudo-players a player's
+/// threshold is set above: each side is in this many, so they stand for this many times
+/// fewer independent players ([`player_z`] reads that many).
+const GROUPINGS: usize = 5;
+
 /// The normal quantile of the per-player goal (0.1% false positives): 99.9th percentile.
 const Z_PLAYER: f64 = 3.090_232;
+
+/// The normal quantile of 95% confidence.
+const Z_CONFIDENCE: f64 = 1.644_854;
+
+/// How many standard deviations above the mean of `n` clean players' logits a player's
+/// threshold lies: the one-sided normal tolerance factor (Natrella's approximation) for
+/// 99.9% of clean players with 95% confidence. The 99.9th percentile of the normal fitted
+/// to them ([`Z_PLAYER`]) is only an estimate of the true one, as often below it as above,
+/// so a threshold there meets the goal on fresh players about half the time; this one
+/// leaves room for the mean's and the spread's errors (3.30 at 382 players, 3.60 at 80;
+/// infinite under 3, where no tail can be told).
+fn player_z(n: usize) -> f64 {
+    if n < 3 {
+        return f64::INFINITY;
+    }
+    let n = n as f64;
+    let a = 1.0 - Z_CONFIDENCE * Z_CONFIDENCE / (2.0 * (n - 1.0));
+    let b = Z_PLAYER * Z_PLAYER - Z_CONFIDENCE * Z_CONFIDENCE / n;
+    (Z_PLAYER + (Z_PLAYER * Z_PLAYER - a * b).max(0.0).sqrt()) / a
+}
 
 /// The probability at `z` standard deviations above the mean of the probabilities'
 /// logits (0 for fewer than 10: no tail can be told from so few).
@@ -4510,6 +4535,41 @@ mod tests {
     }
 
     #[test]
+    fn a_players_threshold_holds_the_goal_with_95_percent_confidence() {
+        // Above the point estimate, the more so the fewer the players; toward it with many.
+        assert!((player_z(382) - 3.304).abs() < 0.001, "{}", player_z(382));
+        assert!(player_z(80) > player_z(382) && player_z(382) > player_z(10_000));
+        assert!(player_z(10_000) - Z_PLAYER < 0.05 && player_z(10_000) > Z_PLAYER);
+        // Coverage: of many samples of 80 standard normal logits, the mean plus
+        // `player_z(80)` standard deviations lies above the true 99.9th percentile in
+        // about 95% of them (the point estimate's `Z_PLAYER` in about half).
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut uniform = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let (trials, n) = (4000, 80);
+        let (mut covered, mut covered_point) = (0, 0);
+        for _ in 0..trials {
+            let v: Vec<f64> = (0..n)
+                .map(|_| {
+                    let (u1, u2) = (uniform().max(1e-300), uniform());
+                    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+                })
+                .collect();
+            let (mean, sd) = mean_sd(&v);
+            covered += usize::from(mean + player_z(n) * sd >= Z_PLAYER);
+            covered_point += usize::from(mean + Z_PLAYER * sd >= Z_PLAYER);
+        }
+        let share = covered as f64 / trials as f64;
+        let point = covered_point as f64 / trials as f64;
+        assert!((0.93..=0.97).contains(&share), "{share}");
+        assert!((0.35..=0.6).contains(&point), "{point}");
+    }
+
+    #[test]
     fn the_tail_rate_reads_a_normal_tail_and_its_check_finds_a_heavier_one() {
         // 400 clean players' logits from N(−4, 1.5²), the threshold at the normal's 99.9th
         // percentile: a rate of 0.1%, which no count of 400 players could show.
@@ -5725,7 +5785,12 @@ mod tests {
                     .collect();
                 let by_hand = LateOdds::cells_of(moves[moves.len() / 2..].iter().map(|p| {
                     let f = &p.features;
-                    (f.win_loss.unwrap(), f.rank, f.seen_at.is_some())
+                    (
+                        f.win_loss.unwrap(),
+                        f.rank,
+                        f.seen_at.is_some(),
+                        LateOdds::kind(f.only_move, f.best_changes),
+                    )
                 }));
                 assert_eq!(cells, by_hand);
                 // Every one of them in order, for `switchOdds`; the later half of them is
@@ -5734,7 +5799,12 @@ mod tests {
                     .iter()
                     .map(|p| {
                         let f = &p.features;
-                        LateOdds::cell(f.win_loss.unwrap(), f.rank, f.seen_at.is_some()) as u8
+                        LateOdds::cell(
+                            f.win_loss.unwrap(),
+                            f.rank,
+                            f.seen_at.is_some(),
+                            LateOdds::kind(f.only_move, f.best_changes),
+                        ) as u8
                     })
                     .collect();
                 assert_eq!(signals.move_cells, in_order);
@@ -5751,8 +5821,8 @@ mod tests {
     #[test]
     fn the_switch_odds_are_fitted_on_every_clean_move_against_the_switched_moves_from_the_switch() {
         use fairsight::fit::LateOdds;
-        let best = LateOdds::cell(0.0, Some(1), true) as u8;
-        let blunder = LateOdds::cell(30.0, None, false) as u8;
+        let best = LateOdds::cell(0.0, Some(1), true, 0) as u8;
+        let blunder = LateOdds::cell(30.0, None, false, 0) as u8;
         let row = |i: usize, kind: Kind, split: Split, cells: Vec<u8>, engine: Option<usize>| {
             let mut values = [None; SIGNALS.len()];
             values[SIGNALS.iter().position(|s| *s == "lateLoss").unwrap()] =
@@ -5804,8 +5874,9 @@ mod tests {
         assert_eq!((odds.moves, odds.engine_moves), (2000, 1200));
         // The engine's table holds only its own moves: its blunders have the smoothing's
         // one move, and the switched sides' own blunders are not there.
+        // (shares within the kind of position: every move here is of the first)
         let share = |c: u8| odds.engine[c as usize].exp();
-        let n = LateOdds::CELLS as f64;
+        let n = LateOdds::KIND_CELLS as f64;
         assert!((share(blunder) - 1.0 / (1200.0 + n)).abs() < 1e-4);
         assert!((share(best) - 1201.0 / (1200.0 + n)).abs() < 1e-4);
         // The humans' table: every move of theirs, half of them blunders.

@@ -455,8 +455,8 @@ mod tests {
         // Switched sides whose later halves are all first-line moves, humans whose later
         // halves are mostly moves never among the lines: out of fold, every switched side
         // reads higher than every human, though no side's own moves were in its table.
-        let first = LateOdds::cell(0.0, Some(1), true);
-        let never = LateOdds::cell(8.0, None, false);
+        let first = LateOdds::cell(0.0, Some(1), true, 0);
+        let never = LateOdds::cell(8.0, None, false, 0);
         let side = |kind: Kind, n: usize, cells: &[(usize, u32)]| {
             let mut r = row(kind, 2400.0);
             r.game = format!("{kind:?}{n}");
@@ -470,7 +470,7 @@ mod tests {
         // One more switched side whose moves are all of a kind no other side played:
         // out of fold its cell is as rare for both (about 0); had its own moves been in
         // the table, the cell would read as an engine's (about 25 · ln 26 / 5 = 16).
-        let odd = LateOdds::cell(30.0, None, true);
+        let odd = LateOdds::cell(30.0, None, true, 0);
         let rows: Vec<Row> = (0..20)
             .map(|n| side(Kind::Switched, n, &[(first, 25)]))
             .chain((0..20).map(|n| side(Kind::Human, n, &[(first, 10), (never, 15)])))
