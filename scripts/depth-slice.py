@@ -43,6 +43,7 @@ import argparse
 import glob
 import gzip
 import json
+import lzma
 import os
 import re
 
@@ -59,12 +60,21 @@ def elos(pgn):
     return [int(e) for e in re.findall(r'\[(?:White|Black)Elo "(\d+)"\]', pgn)]
 
 
+def load(corpus, source, n):
+    """A stored record: `NNNNN.json.xz`, or `.json.gz` in a corpus not yet compacted."""
+    base = os.path.join(corpus, "games", source, f"{n:05}")
+    if os.path.exists(base + ".json.xz"):
+        return json.load(lzma.open(base + ".json.xz"))
+    return json.load(gzip.open(base + ".json.gz"))
+
+
 def analysed(folders):
     """The records (by SliceOf) already analysed in these corpus folders."""
     done = set()
     for folder in folders:
-        for path in glob.glob(os.path.join(folder, "games", "*", "*.json.gz")):
-            done.update(re.findall(r'\[SliceOf "([^"]+)"\]', json.load(gzip.open(path))["pgn"]))
+        for path in glob.glob(os.path.join(folder, "games", "*", "*.json.[gx]z")):
+            opener = lzma.open if path.endswith(".xz") else gzip.open
+            done.update(re.findall(r'\[SliceOf "([^"]+)"\]', json.load(opener(path))["pgn"]))
     return done
 
 
@@ -99,8 +109,7 @@ def main():
                 break
             if f"{source}/{n}" in skip:
                 continue
-            path = os.path.join(a.corpus, "games", source, f"{n:05}.json.gz")
-            r = json.load(gzip.open(path))
+            r = load(a.corpus, source, n)
             pgn = r["pgn"].strip()
             tags = elos(pgn)
             if source == "selfplay" and (not tags or max(tags) > 2600):
@@ -138,7 +147,7 @@ def switched_slice(a):
         for n in ids:
             if f"{source}/{n}" in skip:
                 continue
-            r = json.load(gzip.open(os.path.join(a.corpus, "games", source, f"{n:05}.json.gz")))
+            r = load(a.corpus, source, n)
             pgn = r["pgn"].strip()
             tags = elos(pgn)  # White's, then Black's
             if len(tags) != 2:

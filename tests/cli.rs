@@ -1170,6 +1170,10 @@ fn the_corpus_stores_games_once_and_rebuilds_their_report_byte_for_byte() {
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
     assert_eq!(records.len(), 2, "{records:?}");
+    assert!(
+        records.iter().all(|r| r.ends_with(".json.xz")),
+        "{records:?}"
+    );
     // Rebuilt without an engine: byte-identical to the analysis that made the records...
     let rebuilt = dir.join("rebuilt.json");
     let o = fairsight(&[
@@ -1281,16 +1285,62 @@ fn the_corpus_stores_games_once_and_rebuilds_their_report_byte_for_byte() {
     let o = check();
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("4 games"), "{}", stdout(&o));
-    let first = corpus.join("games/fixture-selfplay").join(&records[0]);
-    let text = {
-        use std::io::Read;
-        let mut s = String::new();
-        flate2_read(&first).read_to_string(&mut s).unwrap();
-        s
+    // Records of a corpus from before xz (gzip) still read alike, and `corpus compact`
+    // rewrites them as xz with the same JSON and the manifest's sizes.
+    let source_dir = corpus.join("games/fixture-selfplay");
+    let report_all = |name: &str| {
+        let out = dir.join(name);
+        let o = fairsight(&[
+            "corpus",
+            "report",
+            "--corpus",
+            corpus.to_str().unwrap(),
+            "--source",
+            "fixture-selfplay",
+            "--json",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        std::fs::read_to_string(out).unwrap()
     };
-    let mut record: Value = serde_json::from_str(&text).unwrap();
+    let xz_report = report_all("xz.json");
+    let mut texts = Vec::new();
+    for e in std::fs::read_dir(&source_dir).unwrap() {
+        let path = e.unwrap().path();
+        let text = xz_text(&path);
+        std::fs::write(path.with_extension("gz"), gzip(text.as_bytes())).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        texts.push((path, text));
+    }
+    assert_eq!(report_all("gz.json"), xz_report);
+    // A game stored in both forms is a problem the check names.
+    std::fs::write(&texts[0].0, xz(texts[0].1.as_bytes())).unwrap();
+    let o = check();
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(stderr(&o).contains("stored twice"), "{}", stderr(&o));
+    std::fs::remove_file(&texts[0].0).unwrap();
+    let o = check();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = fairsight(&["corpus", "compact", "--corpus", corpus.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("4 records rewritten"), "{}", stderr(&o));
+    for (path, text) in &texts {
+        assert!(!path.with_extension("gz").exists(), "{}", path.display());
+        assert_eq!(&xz_text(path), text, "{}", path.display());
+    }
+    assert_eq!(report_all("compacted.json"), xz_report);
+    let stored: u64 = std::fs::read_dir(&source_dir)
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
+    let manifest = read_json(&corpus.join("manifest.json"));
+    assert_eq!(manifest["sources"]["fixture-selfplay"]["bytes"], stored);
+    let o = check();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let first = source_dir.join(&records[0]);
+    let mut record: Value = serde_json::from_str(&xz_text(&first)).unwrap();
     record["positions"].as_array_mut().unwrap().pop();
-    std::fs::write(&first, gzip(record.to_string().as_bytes())).unwrap();
+    std::fs::write(&first, xz(record.to_string().as_bytes())).unwrap();
     let o = check();
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("positions stored"), "{}", stderr(&o));
@@ -1375,8 +1425,21 @@ fn the_corpus_stores_games_once_and_rebuilds_their_report_byte_for_byte() {
     assert!(stderr(&o).contains("split by game"), "{}", stderr(&o));
 }
 
-fn flate2_read(path: &Path) -> flate2::read::GzDecoder<std::fs::File> {
-    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
+/// The JSON text of an xz-compressed corpus record.
+fn xz_text(path: &Path) -> String {
+    use std::io::Read;
+    let mut s = String::new();
+    xz2::read::XzDecoder::new(std::fs::File::open(path).unwrap())
+        .read_to_string(&mut s)
+        .unwrap();
+    s
+}
+
+fn xz(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = xz2::write::XzEncoder::new(Vec::new(), 6);
+    e.write_all(bytes).unwrap();
+    e.finish().unwrap()
 }
 
 fn gzip(bytes: &[u8]) -> Vec<u8> {
