@@ -130,7 +130,7 @@ const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 /**
  * What the page keeps of a game: its row in the game list (tags, result, each side's
- * player, scores, assessment (level, probability, a concern's hint) and most engine-like stretch) and its line in the move map
+ * player, scores, assessment (level, probability, thresholds, a concern's hint) and most engine-like stretch) and its line in the move map
  * (`map`: a character a ply, see MAP; `reasons`: the exclusions of 'x' plies; `probs`:
  * the engine probabilities of the flagged ones; `first`: the first ply's number and side).
  */
@@ -156,9 +156,15 @@ export function lightGame(g, hash = null) {
       matchRate: num(sd.matchRate),
       // The hint, which the flag's tooltip shows where it explains the level (`sideHint`:
       // at `no concern` only a rating band's; the "more games" one there is the same
-      // interned string for every side).
+      // interned string for every side), and the thresholds, so that the probability
+      // never reads as reaching one it is under (`probabilityPct`).
       assessment: a
-        ? { level: a.level, probability: a.probability, ...(typeof a.hint === 'string' ? { hint: a.hint } : {}) }
+        ? {
+          level: a.level,
+          probability: a.probability,
+          ...(Array.isArray(a.thresholds) ? { thresholds: a.thresholds } : {}),
+          ...(typeof a.hint === 'string' ? { hint: a.hint } : {}),
+        }
         : null,
       stretch: st,
     };

@@ -2106,6 +2106,32 @@ pub fn threshold_percent(p: f64) -> String {
     }
 }
 
+/// A probability as a percentage, beside the thresholds of its level (unclear, look
+/// closer): whole percents, but never reading as reaching a threshold it is under. A side
+/// at 94.7% under a look closer of 94.9% would read "95%" beside "look closer from 95%";
+/// it reads "94%", one step under the threshold as [`threshold_percent`] writes it.
+pub fn probability_percent(p: f64, (unclear, look_closer): (f64, f64)) -> String {
+    let shown = format!("{:.0}%", p * 100.0);
+    let next = if p < unclear {
+        unclear
+    } else if p < look_closer {
+        look_closer
+    } else {
+        return shown;
+    };
+    let value = |s: &str| s.trim_end_matches('%').parse::<f64>().unwrap_or(f64::NAN);
+    let limit = threshold_percent(next);
+    if value(&shown) < value(&limit) {
+        return shown;
+    }
+    // One step of the threshold's own precision under it: 95% -> 94%, 99.5% -> 99.4%.
+    if limit.contains('.') {
+        format!("{:.1}%", value(&limit) - 0.1)
+    } else {
+        format!("{:.0}%", (value(&limit) - 1.0).max(0.0))
+    }
+}
+
 /// A rating with a thousands comma (`1,900`).
 fn thousands(r: f64) -> String {
     let r = r.round() as i64;
@@ -3480,6 +3506,31 @@ mod tests {
         let mut player = signals(&between, Some(1500.0));
         player.games = 5;
         assert_eq!(m.assess(&player).unwrap().thresholds.1, 0.85);
+    }
+
+    #[test]
+    fn a_probability_never_reads_as_reaching_a_threshold_it_is_under() {
+        // A probability under a threshold never reads as reaching it...
+        assert_eq!(probability_percent(0.947, (0.5, 0.949)), "94%");
+        assert_eq!(probability_percent(0.4951, (0.4952, 0.9)), "49%");
+        assert_eq!(probability_percent(0.9962, (0.5, 0.9968)), "99.5%");
+        assert_eq!(probability_percent(0.9951, (0.5, 0.9953)), "99.4%");
+        assert_eq!(probability_percent(0.004, (0.004_2, 0.9)), "0%");
+        // ... and is rounded as usual elsewhere, at or over its level's threshold too.
+        assert_eq!(probability_percent(0.947, (0.5, 0.96)), "95%");
+        assert_eq!(probability_percent(0.949, (0.5, 0.949)), "95%");
+        assert_eq!(probability_percent(0.9996, (0.5, 0.99)), "100%");
+        assert_eq!(probability_percent(0.123, (0.5, 0.9)), "12%");
+        // Its value is at or over the threshold's exactly when the probability is.
+        for i in 0..=1000 {
+            for t in [0.3, 0.4949, 0.495, 0.9, 0.949, 0.9953, 0.9968, 0.99999] {
+                let p = i as f64 / 1000.0 + 0.000_3;
+                let number = |s: String| s.trim_end_matches('%').parse::<f64>().unwrap();
+                let shown = number(probability_percent(p, (0.0, t)));
+                let limit = number(threshold_percent(t));
+                assert_eq!(shown >= limit, p >= t, "{p} against {t}: {shown} / {limit}");
+            }
+        }
     }
 
     #[test]

@@ -124,11 +124,11 @@ fn assessment_lines(report: &Report, flagged: &[FlaggedSide]) -> String {
             .rating
             .map_or("no rating".to_owned(), |r| format!("rated {r:.0}"));
         out.push_str(&format!(
-            "  {}: {} (probability of engine assistance {:.0}%; {} game(s), {rating}, {} moves, \
+            "  {}: {} (probability of engine assistance {}; {} game(s), {rating}, {} moves, \
              the model for {}; unclear from {}, look closer from {})\n",
             p.name,
             a.level.name().to_uppercase(),
-            a.probability * 100.0,
+            crate::model::assessment::probability_percent(a.probability, a.thresholds),
             p.games,
             a.moves,
             basis_words(&a.basis),

@@ -26,6 +26,25 @@ import {
  */
 const shown = (a) => Boolean(a.hint) && (a.level !== 'no concern' || a.hint.startsWith('clean players rated '));
 
+/** A threshold as the page writes it: whole percents, tenths (rounded down) from 99.5%. */
+const thresholdText = (t) => (t >= 0.995 && t < 1 ? `${(Math.floor(t * 1000) / 10).toFixed(1)}%` : `${Math.round(t * 100)}%`);
+
+/** The threshold an assessment's probability is under, if any (unclear, then look closer). */
+const nextThreshold = (a) => a.thresholds.find((t) => a.probability < t);
+
+/**
+ * An assessment's probability as the page must show it: rounded, unless that would read
+ * as reaching the threshold it is under (94.7% under 94.9% is not "95%" beside "look
+ * closer from 95%"); then one step under that threshold as the page writes it.
+ */
+function shownPct(a) {
+  const rounded = `${Math.round(a.probability * 100)}%`;
+  const next = nextThreshold(a);
+  if (next === undefined || parseFloat(rounded) < parseFloat(thresholdText(next))) return rounded;
+  const limit = thresholdText(next);
+  return limit.includes('.') ? `${(parseFloat(limit) - 0.1).toFixed(1)}%` : `${parseFloat(limit) - 1}%`;
+}
+
 let browser;
 let site;
 
@@ -856,7 +875,7 @@ test('a saved report at the defaults leads each player with the assessment, on d
       for (let i = 0; i < report.players.length; i++) {
         const p = report.players[i];
         assert.equal(await rows.nth(i).locator('.level-badge').textContent(), p.assessment.level);
-        assert.match(await rows.nth(i).textContent(), new RegExp(`${Math.round(p.assessment.probability * 100)}%`));
+        assert.ok((await rows.nth(i).textContent()).includes(shownPct(p.assessment)), `${p.name}: ${shownPct(p.assessment)}`);
         // What the play looks most like, in the core's words, unless there is no concern.
         if (p.assessment.resembles) assert.ok((await rows.nth(i).textContent()).includes(`Most like ${p.assessment.resembles}.`));
       }
@@ -946,6 +965,12 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
   // lichess-2025-05/46 and its switched copy switched-lichess/15): the card says so.
   const heldLow = report.games.flatMap((g) => [g.sides.white, g.sides.black]).filter((s) => s.assessment?.level === 'no concern' && s.assessment.hint?.startsWith('clean players rated '));
   assert.ok(heldLow.length > 0 && heldLow.every((s) => / often reach a probability of \d+% or more, .* unclear starts at /.test(s.assessment.hint)), JSON.stringify(heldLow.map((s) => s.assessment.hint)));
+  // Sides and players whose probability rounds to the threshold it is under (94.7% under a
+  // look closer of 94.9%: Mr_chess8964, lichess-2025-05/142): the page must not say "95%"
+  // beside "look closer from 95%" (checked in the flags, the summary and the cards below).
+  const reachesWhenRounded = (a) => nextThreshold(a) !== undefined && Math.round(a.probability * 100) >= parseFloat(thresholdText(nextThreshold(a)));
+  const nearPlayers = report.players.filter((p) => p.assessment && reachesWhenRounded(p.assessment));
+  assert.ok(nearPlayers.length > 0 && report.games.some((g) => ['white', 'black'].some((s) => g.sides[s].assessment && reachesWhenRounded(g.sides[s].assessment))), 'the fixture holds a side and a player whose rounded probability reaches the threshold it is under');
 
   const gameOrder = (page) => page.locator('#games tr.game-row').evaluateAll((rows) => rows.map((r) => Number(r.dataset.game)));
   const sorted = (page) => page.locator('#games th[aria-sort]').evaluateAll((ths) => ths.map((t) => [t.querySelector('button').dataset.sort, t.getAttribute('aria-sort')]));
@@ -986,19 +1011,32 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
       // Each flag's tooltip: the probability, and the side's hint where it explains a
       // concern (a side of a rating band at 95% is only `unclear`: the hint says why).
       const flagTitle = (a) =>
-        a ? `${Math.round(a.probability * 100)}% probability of engine assistance.${shown(a) ? ` Hint: ${a.hint}.` : ''}` : '';
+        a ? `${shownPct(a)} probability of engine assistance.${shown(a) ? ` Hint: ${a.hint}.` : ''}` : '';
       for (let i = 0; i < report.games.length; i++) {
         assert.deepEqual(
           await rows.nth(i).locator('td.flag').evaluateAll((tds) => tds.map((t) => t.title)),
           ['white', 'black'].map((s) => flagTitle(report.games[i].sides[s].assessment)),
         );
       }
+      // The summary's probability, as the flags': under its threshold it reads under it.
+      const summaryPct = new Map(await page.locator('#summary table.summary tbody tr').evaluateAll((trs) =>
+        trs.map((tr) => [tr.querySelector('th').textContent, tr.querySelectorAll('td.num')[0].textContent])));
+      for (const p of report.players.filter((q) => q.assessment)) {
+        assert.equal(summaryPct.get(p.name), shownPct(p.assessment), p.name);
+      }
+      for (const p of nearPlayers) {
+        assert.ok(parseFloat(summaryPct.get(p.name)) < parseFloat(thresholdText(nextThreshold(p.assessment))), `${p.name}: ${summaryPct.get(p.name)}`);
+      }
 
-      // The engine score as a percentage, as everywhere else on the page.
+      // The engine score as a percentage, as everywhere else on the page (the assessment's
+      // probability, read as its flag reads it).
       for (let i = 0; i < report.games.length; i++) {
         assert.deepEqual(
           await rows.nth(i).locator('td[data-label$=" engine"]').allTextContents(),
-          ['white', 'black'].map((s) => `${(report.games[i].sides[s].engineScore * 100).toFixed(0)}%`),
+          ['white', 'black'].map((s) => {
+            const sd = report.games[i].sides[s];
+            return sd.assessment?.probability === sd.engineScore ? shownPct(sd.assessment) : `${(sd.engineScore * 100).toFixed(0)}%`;
+          }),
         );
       }
       assert.match(await page.getAttribute('#games th abbr[title^="Engine score"]', 'title'), /^Engine score \(%\): probability of engine assistance/);
@@ -1038,8 +1076,7 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
       await page.click('#summary button[data-sort="probability"]');
       assert.equal(await page.getAttribute('#summary th:has(button[data-sort="probability"])', 'aria-sort'), 'descending');
       const shownProbabilities = await page.locator('#summary tbody tr td.num:nth-of-type(2)').allTextContents();
-      const expected = report.players.map((p) => p.assessment?.probability ?? null);
-      const want = expected.filter((p) => p !== null).sort((a, b) => b - a).map((p) => `${Math.round(p * 100)}%`);
+      const want = report.players.map((p) => p.assessment).filter(Boolean).sort((a, b) => b.probability - a.probability).map(shownPct);
       assert.deepEqual(shownProbabilities.slice(0, want.length), want);
       assert.ok(shownProbabilities.slice(want.length).every((t) => t === '–'), 'players without an assessment last');
       const summaryTop = (await page.locator('#summary').boundingBox()).y;
@@ -1130,7 +1167,7 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
         .map((s) => {
           const a = banded.sides[s].assessment;
           const hint = shown(a) ? ` Hint: ${a.hint}.` : '';
-          return ` ${banded.tags[s === 'white' ? 'White' : 'Black']}: ${a.level}, ${Math.round(a.probability * 100)}% probability of engine assistance in this game.${hint}`;
+          return ` ${banded.tags[s === 'white' ? 'White' : 'Black']}: ${a.level}, ${shownPct(a)} probability of engine assistance in this game.${hint}`;
         });
       assert.deepEqual(sideFlags, wantFlags);
       assert.ok(sideFlags.some((t) => /: unclear, 9\d% .*Hint: clean players rated (under [\d,]+|[\d,]+-[\d,]+) reach/.test(t)), sideFlags.join('\n'));
@@ -1158,7 +1195,7 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
         const a = byName.get(n).assessment;
         const [rated, clocks] = a.basis.split(', ');
         assert.ok(sub.startsWith(`${a.moves} moves, the model for ${rated} games ${clocks === 'clocks' ? 'with' : 'without'} clocks; `), `${n}: ${sub}`);
-        assert.equal(score, `${Math.round(a.probability * 100)}%`, n);
+        assert.equal(score, shownPct(a), n);
       }
       // A player of several games: how their games read each on its own, in the card
       // and, when one is at look closer, in the summary's words (one assisted game among

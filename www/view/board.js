@@ -23,7 +23,7 @@ import {
   levelSlug,
   moveNo,
   obj,
-  pct,
+  probabilityPct,
   result,
   sideHint,
   str,
@@ -228,7 +228,7 @@ function sideFlags(game, names) {
         h('span', { class: 'light', 'aria-hidden': 'true' }),
         ` ${names[side]}: `,
         h('strong', { text: level }),
-        `, ${pct(a.probability)} probability of engine assistance in this game.`,
+        `, ${probabilityPct(a.probability, arr(a.thresholds))} probability of engine assistance in this game.`,
         hint ? h('span', { class: 'hint', text: ` Hint: ${hint}.` }) : null),
     );
   }

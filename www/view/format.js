@@ -51,6 +51,24 @@ export function thresholdPct(x) {
   return x >= 0.995 && x < 1 ? `${(Math.floor(x * 1000) / 10).toFixed(1)}%` : `${(x * 100).toFixed(0)}%`;
 }
 
+/**
+ * A probability as a percentage beside its level's thresholds ([unclear, look closer]):
+ * whole percents, but never reading as reaching a threshold it is under (94.7% under a
+ * look closer of 94.9% reads "94%", not "95%" beside "look closer from 95%"): one step
+ * of the threshold's precision under it, as the CLI's `probability_percent`.
+ */
+export function probabilityPct(p, thresholds) {
+  const shown = pct(p);
+  if (!isNum(p) || !Array.isArray(thresholds)) return shown;
+  const [unclear, lookCloser] = thresholds;
+  const next = isNum(unclear) && p < unclear ? unclear : isNum(lookCloser) && p < lookCloser ? lookCloser : null;
+  if (next === null) return shown;
+  const limit = thresholdPct(next);
+  const value = (t) => parseFloat(t);
+  if (value(shown) < value(limit)) return shown;
+  return limit.includes('.') ? `${(value(limit) - 0.1).toFixed(1)}%` : `${Math.max(0, value(limit) - 1).toFixed(0)}%`;
+}
+
 /** An interval of 0..1 fractions as `49–94%`. */
 export function pctRange(ci) {
   if (!Array.isArray(ci) || !isNum(ci[0]) || !isNum(ci[1])) return null;

@@ -12,7 +12,7 @@
 
 import { h } from './dom.js';
 import { info } from './explain.js';
-import { DASH, arr, isNum, levelRank, levelSlug, num, obj, pct, result, sideHint, str, tag } from './format.js';
+import { DASH, arr, isNum, levelRank, levelSlug, num, obj, pct, probabilityPct, result, sideHint, str, tag } from './format.js';
 
 /** What the report's engine score is: the classifier's, or the fallback without one. */
 function engineScoreMeaning(report) {
@@ -34,12 +34,18 @@ function flagKey(sd) {
   return a && isNum(a.probability) ? levelRank(a.level) * 10 + a.probability : null;
 }
 
+/** A side's engine score: with an assessment its probability, as its flag reads it. */
+function engineScoreText(sd) {
+  const a = assessmentOf(sd);
+  return a && a.probability === sd.engineScore ? probabilityPct(a.probability, arr(a.thresholds)) : pct(sd.engineScore);
+}
+
 // A side's flag, beside its player.
 const FLAG_COL = ['flag', 'Flag', 'Fair-play flag: the assessment of this side', null, flagKey];
 
 // Per side, after the result: [key, label, long label, cell text, sort value].
 const SIDE_COLS = [
-  ['engine', 'Engine', 'Engine score (%)', (sd) => pct(sd.engineScore), (sd) => sd.engineScore],
+  ['engine', 'Engine', 'Engine score (%)', (sd) => engineScoreText(sd), (sd) => sd.engineScore],
   ['accuracy', 'Accuracy', 'Accuracy (%)', (sd) => num(sd.accuracy), (sd) => sd.accuracy],
   ['acpl', 'ACPL', 'Average centipawn loss', (sd) => num(sd.acpl), (sd) => sd.acpl],
   ['match', 'Match', 'Top-move match rate', (sd) => pct(sd.matchRate), (sd) => sd.matchRate],
@@ -122,7 +128,7 @@ function flagCell(sd, report) {
   }
   const level = str(a.level);
   const hint = sideHint(a);
-  return h('td', { class: `flag level-${levelSlug(level)}`, title: `${pct(a.probability)} probability of engine assistance.${hint ? ` Hint: ${hint}.` : ''}` },
+  return h('td', { class: `flag level-${levelSlug(level)}`, title: `${probabilityPct(a.probability, arr(a.thresholds))} probability of engine assistance.${hint ? ` Hint: ${hint}.` : ''}` },
     h('span', { class: 'light', 'aria-hidden': 'true' }), ` ${level}`);
 }
 

@@ -24,6 +24,7 @@ import {
   obj,
   pct,
   pctRange,
+  probabilityPct,
   sideHint,
   str,
   tag,
@@ -155,7 +156,7 @@ export function renderSummary(container, report, { sort = null, onSort, onPlayer
       h('tr', { class: a ? `level-${slug}` : '' },
         h('td', null, a ? h('span', { class: `level-badge level-${slug}`, text: level }) : h('span', { class: 'not-yet', text: 'none' })),
         h('th', { scope: 'row' }, nameButton),
-        h('td', { class: 'num', text: a ? pct(a.probability) : DASH }),
+        h('td', { class: 'num', text: a ? probabilityPct(a.probability, arr(a.thresholds)) : DASH }),
         h('td', { class: 'num', text: `${isNum(p.analysedPlies) ? p.analysedPlies : 0} moves, ${games} game${games === 1 ? '' : 's'}` }),
         h('td', { class: 'meaning', text: sentence })),
     );
@@ -330,7 +331,7 @@ function assessmentBlock(p, report, levels) {
     h('p', { class: 'assessment-head' },
       h('span', { class: `level-badge level-${slug}`, text: level }),
       info('level'),
-      ` ${pct(a.probability)} probability of engine assistance`,
+      ` ${probabilityPct(a.probability, arr(a.thresholds))} probability of engine assistance`,
       info('probability')),
     h('p', {
       class: 'sub',
@@ -420,7 +421,7 @@ function playerCard(p, report, levels) {
       report?.classifier && !report?.assessment ? rated : { ...rated, signals: [] },
     ),
     // With an assessment the engine score is its probability: a percentage, as above.
-    scoreBar(p.engineScore, Boolean(report?.assessment)),
+    scoreBar(p.engineScore, Boolean(report?.assessment), p.assessment?.probability === p.engineScore ? arr(p.assessment.thresholds) : null),
     'wide',
   );
   card.append(dl);
@@ -593,7 +594,7 @@ function notYet(v) {
   return v === null || v === undefined ? h('span', { class: 'not-yet', text: 'not computed yet' }) : str(v);
 }
 
-function scoreBar(v, percent = false) {
+function scoreBar(v, percent = false, thresholds = null) {
   if (!isNum(v)) return DASH;
   const f = Math.max(0, Math.min(1, v));
   const bar = s(
@@ -602,5 +603,5 @@ function scoreBar(v, percent = false) {
     s('rect', { class: 'sb-bg', x: 0, y: 0, width: 100, height: 10, rx: 2 }),
     s('rect', { class: 'sb-fill', x: 0, y: 0, width: (f * 100).toFixed(1), height: 10, rx: 2 }),
   );
-  return h('span', { class: 'score-bar-box' }, bar, h('span', { class: 'score-value', text: percent ? pct(v) : v.toFixed(2) }));
+  return h('span', { class: 'score-bar-box' }, bar, h('span', { class: 'score-value', text: percent ? probabilityPct(v, thresholds) : v.toFixed(2) }));
 }
