@@ -1117,6 +1117,7 @@ fn the_training_chain_fits_a_model_that_analyze_applies() {
 }
 
 #[test]
+#[cfg(unix)] // xz2 is a dev-dependency on unix only
 #[cfg_attr(no_node_stockfish, ignore = "needs node_modules/stockfish: run npm ci")]
 fn the_corpus_stores_games_once_and_rebuilds_their_report_byte_for_byte() {
     require_node_engine();
@@ -1426,6 +1427,7 @@ fn the_corpus_stores_games_once_and_rebuilds_their_report_byte_for_byte() {
 }
 
 /// The JSON text of an xz-compressed corpus record.
+#[cfg(unix)]
 fn xz_text(path: &Path) -> String {
     use std::io::Read;
     let mut s = String::new();
@@ -1435,6 +1437,7 @@ fn xz_text(path: &Path) -> String {
     s
 }
 
+#[cfg(unix)]
 fn xz(bytes: &[u8]) -> Vec<u8> {
     use std::io::Write;
     let mut e = xz2::write::XzEncoder::new(Vec::new(), 6);
@@ -1442,6 +1445,7 @@ fn xz(bytes: &[u8]) -> Vec<u8> {
     e.finish().unwrap()
 }
 
+#[cfg(unix)]
 fn gzip(bytes: &[u8]) -> Vec<u8> {
     use std::io::Write;
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
