@@ -1507,6 +1507,25 @@ mod tests {
     }
 
     #[test]
+    fn records_read_back_from_xz_or_gzip_and_a_damaged_one_is_named() {
+        let json = r#"{"format":1,"id":"x/1"}"#.repeat(50);
+        let xz = compress(json.as_bytes()).unwrap();
+        assert!(xz.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0]));
+        assert!(xz.len() < json.len() / 4, "{} of {}", xz.len(), json.len());
+        assert_eq!(decompress(&xz).unwrap(), json);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        gz.write_all(json.as_bytes()).unwrap();
+        assert_eq!(decompress(&gz.finish().unwrap()).unwrap(), json);
+        let cut = decompress(&xz[..xz.len() - 8]).unwrap_err();
+        assert!(format!("{cut:#}").contains("a damaged xz file"), "{cut:#}");
+        let other = decompress(b"{\"format\":1}").unwrap_err();
+        assert!(
+            format!("{other:#}").contains("neither an xz nor a gzip file"),
+            "{other:#}"
+        );
+    }
+
+    #[test]
     fn a_stored_search_keeps_scores_bounds_first_moves_and_the_deepest_pvs() {
         let s = Search {
             lines: vec![
