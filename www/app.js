@@ -332,6 +332,24 @@ function renderPlayerPanels() {
       state.playersShown += PLAYER_PAGE;
       renderPlayerPanels();
     },
+    onRate: (name, elo) => {
+      // The settings' box keeps every rating given, one line a player (this one's
+      // replaced), and the report shown is read against them at once.
+      const key = name.trim().toLowerCase();
+      const kept = ratingLines().filter((l) => {
+        const at = l.lastIndexOf('=');
+        return at < 0 || l.slice(0, at).trim().toLowerCase() !== key;
+      });
+      $('ratings').value = [...kept, `${name}=${elo}`].join('\n');
+      clearMessages();
+      applyRatings().then((applied) => {
+        // The box is gone with the rating; the focus goes to the player's card, read anew.
+        const head = applied && [...$('players').querySelectorAll('.player-card h3')].find((el) => el.textContent === name);
+        if (!head) return;
+        head.setAttribute('tabindex', '-1');
+        head.focus();
+      });
+    },
   });
 }
 

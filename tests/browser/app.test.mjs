@@ -1373,6 +1373,59 @@ test('ratings entered in the page apply to an opened report, as the CLI --rating
   fs.rmSync(corpus);
 });
 
+test("a player read without a rating gets a box for one on their card, which reads them against it at once", { skip: SKIP }, async () => {
+  // A London 1851 game at the calibrated settings: no Elo tags, so both players are read
+  // by the unrated model, whose hint says a rating would sharpen it.
+  const saved = path.join(root, 'target', `london-${process.pid}.json`);
+  cli(['corpus', 'report', '--source', 'london-1851', '--limit', '1', '--json', saved]);
+  const report = JSON.parse(fs.readFileSync(saved, 'utf8'));
+  const [white, black] = ['White', 'Black'].map((t) => report.games[0].tags[t]);
+  for (const name of [white, black]) {
+    const a = report.players.find((p) => p.name === name).assessment;
+    assert.ok(a && a.basis.startsWith('unrated') && /a rating would sharpen this/.test(a.hint), name);
+  }
+  for (const [view, viewport, colorScheme] of [
+    ['desktop', { width: 1280, height: 900 }, 'light'],
+    ['desktop', { width: 1280, height: 900 }, 'dark'],
+    ['phone', { width: 390, height: 844 }, 'light'],
+    ['phone', { width: 390, height: 844 }, 'dark'],
+  ]) {
+    const { context, page, errors } = await openPage(browser, `${site.origin}/?nosw=1`, { viewport, colorScheme });
+    await page.setInputFiles('#open-report', saved);
+    await page.waitForFunction(() => document.body.dataset.state === 'done');
+    const card = (name) => page.locator('.player-card').filter({ has: page.locator('h3', { hasText: name }) });
+    assert.equal(await page.locator('.player-card form.rate-player').count(), 2, 'a box on each unrated card');
+    await card(white).locator('.assessment').screenshot({ path: path.join(root, 'target', 'screenshots', `rate-player-${view}-${colorScheme}.png`) });
+    // An empty box reads nothing.
+    await card(white).getByRole('button', { name: 'Read against it' }).click();
+    assert.equal(await page.locator('.player-card form.rate-player').count(), 2);
+    assert.equal(await page.inputValue('#ratings'), '');
+    // A rating: the settings' box gets the line, the report is read against it.
+    await card(white).locator('form.rate-player input').fill('1850');
+    await card(white).locator('form.rate-player input').press('Enter');
+    await page.waitForFunction(() => /Ratings applied to the report/.test(document.querySelector('#messages').textContent));
+    assert.equal(await page.inputValue('#ratings'), `${white}=1850`);
+    const after = JSON.parse(await page.evaluate(() => window.fairsight.state.reportJson));
+    const rated = after.players.find((p) => p.name === white);
+    assert.equal(rated.rating, 1850);
+    assert.ok(rated.assessment.basis.startsWith('rated'), rated.assessment.basis);
+    assert.match(await card(white).locator('.sub .rating').textContent(), /rated 1850/);
+    assert.equal(await card(white).locator('form.rate-player').count(), 0, 'the box goes with the rating');
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), white, "the focus on the player's card");
+    // The other player's: both lines kept, each player rated.
+    await card(black).locator('form.rate-player input').fill('1720');
+    await card(black).getByRole('button', { name: 'Read against it' }).click();
+    await card(black).locator('.sub .rating', { hasText: 'rated 1720' }).waitFor();
+    const both = JSON.parse(await page.evaluate(() => window.fairsight.state.reportJson));
+    assert.deepEqual([white, black].map((n) => both.players.find((p) => p.name === n).rating), [1850, 1720]);
+    assert.equal(await page.inputValue('#ratings'), `${white}=1850\n${black}=1720`);
+    assert.equal(await page.locator('.player-card form.rate-player').count(), 0);
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+  fs.rmSync(saved);
+});
+
 test('input with no moves, or no game that imports, is an error state: no results, never "Done"', { skip: SKIP }, async () => {
   for (const [name, viewport, colorScheme] of [
     ['desktop', { width: 1280, height: 900 }, 'light'],

@@ -199,7 +199,7 @@ export const SUMMARY_PAGE = 100;
  * not hundreds (the summary lists them all). When more match, a line says how many are
  * shown and a button, `onMore()`, asks for the next page. Returns {shown, total}.
  */
-export function renderPlayers(container, report, { sort = null, filter = '', limit = PLAYER_PAGE, onMore } = {}) {
+export function renderPlayers(container, report, { sort = null, filter = '', limit = PLAYER_PAGE, onMore, onRate } = {}) {
   const active = document.activeElement;
   const hadMore = active?.classList?.contains('more-players') && container.contains(active);
   container.replaceChildren();
@@ -217,7 +217,7 @@ export function renderPlayers(container, report, { sort = null, filter = '', lim
   }
   const shown = chosen.slice(0, Math.max(1, limit));
   const grid = h('div', { class: 'players-grid' });
-  for (const p of shown) grid.append(playerCard(p, report, levels.get((str(p.name) || '?').toLowerCase())));
+  for (const p of shown) grid.append(playerCard(p, report, levels.get((str(p.name) || '?').toLowerCase()), onRate));
   container.append(grid);
   if (shown.length < chosen.length || f) {
     const rest = chosen.length - shown.length;
@@ -310,7 +310,7 @@ const raisedByGames = (a) => a.level === 'look closer' && isNum(a.probability) &
  * clean humans show) and what would make it surer. The core wrote every word; this only
  * lays them out, with how the player's games read one by one.
  */
-function assessmentBlock(p, report, levels) {
+function assessmentBlock(p, report, levels, onRate) {
   const a = p.assessment && typeof p.assessment === 'object' ? p.assessment : null;
   const box = h('section', { class: 'assessment', 'aria-label': `Fair-play assessment of ${str(p.name) || '?'}` });
   if (!a) {
@@ -357,13 +357,41 @@ function assessmentBlock(p, report, levels) {
   const games = raisedByGames(a) ? null : byGame(p, levels);
   if (games) box.append(games);
   if (a.hint) box.append(h('p', { class: 'hint', text: `Hint: ${str(a.hint)}.` }));
+  // The hint of a player with no rating says a rating would sharpen it: a box for one.
+  if (onRate && !isNum(p.rating)) box.append(rateForm(str(p.name) || '?', onRate));
   return box;
+}
+
+/**
+ * For a player read without a rating: a box for their rating and a button that reads
+ * them against it at once, `onRate(name, elo)` (the page adds `NAME=ELO` to the
+ * settings' ratings and applies them to the report shown, as the CLI's `--rating`).
+ */
+function rateForm(name, onRate) {
+  const input = h('input', {
+    type: 'number',
+    min: '100',
+    max: '3500',
+    step: '1',
+    required: true,
+    inputmode: 'numeric',
+    placeholder: 'e.g. 1850',
+  });
+  const form = h('form', { class: 'rate-player', 'aria-label': `A rating for ${name}` },
+    h('label', null, 'Their rating ', input),
+    h('button', { type: 'submit', text: 'Read against it' }));
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    if (!form.reportValidity()) return;
+    onRate(name, Math.round(Number(input.value)));
+  });
+  return form;
 }
 
 /** A metric's label with its "what it means" button. */
 const label = infoLabel;
 
-function playerCard(p, report, levels) {
+function playerCard(p, report, levels, onRate) {
   const card = h('article', { class: 'player-card' });
   const name = str(p.name) || '?';
   // The clean human ranges in the popovers are those of the player's rating band.
@@ -380,7 +408,7 @@ function playerCard(p, report, levels) {
         text: isNum(p.rating) ? ` · rated ${Math.round(p.rating)}` : ' · no rating',
       })),
   );
-  card.append(assessmentBlock(p, report, levels));
+  card.append(assessmentBlock(p, report, levels, onRate));
   const dl = h('dl', { class: 'stats' });
   fact(dl, label('Analysed moves', 'moves'), isNum(p.analysedPlies) ? String(p.analysedPlies) : DASH);
   const excl = Object.entries(obj(p.excluded)).filter(([, c]) => isNum(c) && c > 0);
