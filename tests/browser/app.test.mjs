@@ -1396,6 +1396,7 @@ test("a player read without a rating gets a box for one on their card, which rea
     const card = (name) => page.locator('.player-card').filter({ has: page.locator('h3', { hasText: name }) });
     assert.equal(await page.locator('.player-card form.rate-player').count(), 2, 'a box on each unrated card');
     await card(white).locator('.assessment').screenshot({ path: path.join(root, 'target', 'screenshots', `rate-player-${view}-${colorScheme}.png`) });
+    assert.deepEqual(await axeViolations(page), [], `${view}, ${colorScheme}: the rating boxes shown`);
     // An empty box reads nothing.
     await card(white).getByRole('button', { name: 'Read against it' }).click();
     assert.equal(await page.locator('.player-card form.rate-player').count(), 2);
