@@ -1703,6 +1703,31 @@ mod tests {
     }
 
     #[test]
+    fn the_table_tells_a_player_without_a_rating_how_to_give_one() {
+        // A London 1851 game: no Elo tags. Then the same with one player rated.
+        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+        let record = Record::load_id(&corpus, "london-1851/1").unwrap();
+        let (white, black) = (record.tag("White").unwrap(), record.tag("Black").unwrap());
+        let report = rebuild(std::slice::from_ref(&record)).unwrap();
+        let table = fairsight::render::player_table(&report);
+        for name in [&white, &black] {
+            let line = format!("to read them against a rating: --rating '{name}=ELO'\n");
+            assert!(table.contains(&line), "{line}{table}");
+        }
+        assert!(table.contains("a rating would sharpen this"), "{table}");
+        let report = fairsight::rerate(report, &[(white.as_str(), 1850.0)]);
+        let table = fairsight::render::player_table(&report);
+        assert!(
+            !table.contains(&format!("--rating '{white}=ELO'")),
+            "{table}"
+        );
+        assert!(
+            table.contains(&format!("--rating '{black}=ELO'")),
+            "{table}"
+        );
+    }
+
+    #[test]
     fn the_table_lists_each_game_side_at_look_closer_read_on_its_own() {
         // Real corpus games rebuilt without an engine: lichess players, switched copies of
         // some of their games (a player of two games, one of them switched) and TCEC

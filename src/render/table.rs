@@ -94,6 +94,11 @@ fn flagged_lines(report: &Report, flagged: &[FlaggedSide]) -> String {
     out
 }
 
+/// `text` quoted for a POSIX shell: in single quotes, each of its own closed and escaped.
+fn shell_quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
 fn opt(x: Option<f64>, prec: usize) -> String {
     x.map_or("-".to_owned(), |v| format!("{v:.prec$}"))
 }
@@ -154,6 +159,13 @@ fn assessment_lines(report: &Report, flagged: &[FlaggedSide]) -> String {
         }
         if let Some(h) = &a.hint {
             out.push_str(&format!("      ({h})\n"));
+        }
+        if p.rating.is_none() {
+            // The hint says a rating would sharpen it: how to give one.
+            out.push_str(&format!(
+                "      to read them against a rating: --rating {}\n",
+                shell_quoted(&format!("{}=ELO", p.name))
+            ));
         }
     }
     out.push('\n');
