@@ -7,7 +7,7 @@
 //!   games from a PGN file exactly as `train sample` does (spread evenly, cut after the
 //!   skipped opening, at most `--max-plies`), analyses the ones not yet stored at the
 //!   default settings, and writes one compressed record per game as soon as its last
-//!   chunk is done (`games/NAME/NNNNN.json.gz`): the cut game as PGN (tags, moves,
+//!   chunk is done (`games/NAME/NNNNN.json.xz`): the cut game as PGN (tags, moves,
 //!   clocks), where it came from, the settings and engine, and per searched position
 //!   every depth's lines (score and first move; the whole PV of each line's deepest
 //!   iteration) and the played move's own search.
