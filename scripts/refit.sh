@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The shipped assessment's recipe, whole, in one command (models/README.md, "Kinds of
+# position in the move odds ... (session 58)"): the move classifier's out-of-fold
+# probabilities from the manifest it was trained on, the assessment fitted on the pinned
+# corpus manifest, ten fold models, the thresholds and scaling set on the sides they did
+# not see; then each output compared with the shipped file, byte for byte.
+#
+#   scripts/refit.sh [WORK]
+#
+# WORK (default target/refit) gets every intermediate file. The corpus folders are built
+# from the committed records (symlinked) and a manifest taken from git:
+#   CLASSIFIER_MANIFEST  commit whose corpus/manifest.json the classifier was trained on
+#                        (default 1bff4bc)
+#   ASSESS_MANIFEST      commit whose corpus/manifest.json the assessment was fitted on
+#                        (default bd3131f)
+#   CORPUS_DIR           where the assessment's corpus folder is made (default
+#                        /tmp/c53/corpus: the shipped model's `source` names the folder it
+#                        was fitted from, so another one gives a file that differs there)
+#   JOBS                 fold models fitted at once (default 2)
+# About 40 minutes on two free cores. Exit status 0 when both outputs equal the shipped
+# files; 1 when either differs (the differing file is kept in WORK).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+WORK=${1:-target/refit}
+CLASSIFIER_MANIFEST=${CLASSIFIER_MANIFEST:-1bff4bc}
+ASSESS_MANIFEST=${ASSESS_MANIFEST:-bd3131f}
+CORPUS_DIR=${CORPUS_DIR:-/tmp/c53/corpus}
+JOBS=${JOBS:-2}
+mkdir -p "$WORK"
+WORK=$(cd "$WORK" && pwd)
+BIN=$ROOT/target/release/fairsight
+cargo build --release --quiet
+say() { echo "refit: $(date +%H:%M:%S) $*" >&2; }
+
+# A corpus folder: the committed records and sources, and the manifest given.
+corpus_with() { # DIR MANIFEST_FILE
+  mkdir -p "$1"
+  for f in games sources depth quick reserved.json; do ln -sfn "$ROOT/corpus/$f" "$1/$f"; done
+  cp "$2" "$1/manifest.json"
+}
+
+say "the classifier's out-of-fold probabilities (manifest of $CLASSIFIER_MANIFEST)"
+git show "$CLASSIFIER_MANIFEST:corpus/manifest.json" > "$WORK/classifier-manifest.json"
+corpus_with "$WORK/classifier/corpus" "$WORK/classifier-manifest.json"
+"$BIN" train fit --corpus "$WORK/classifier/corpus" --full-strength-only --max-depth 10 --min-leaf 10 \
+  --source "the train split of the committed corpus (corpus/README.md)" \
+  --oof "$WORK/classifier-oof.json" --out "$WORK/move-classifier.json" > "$WORK/classifier.log" 2>&1
+
+say "the assessment (manifest of $ASSESS_MANIFEST, in $CORPUS_DIR)"
+git show "$ASSESS_MANIFEST:corpus/manifest.json" > "$WORK/assess-manifest.json"
+corpus_with "$CORPUS_DIR" "$WORK/assess-manifest.json"
+LO=top:lateGain,top:seenLines,top:zSeenLines,switched:lateGain,switched:seenLines,switched:zSeenLines
+LO=$LO,top:switchOdds,weaker:switchOdds,top:switchOddsAll,weaker:switchOddsAll
+fit() { # CORPUS OUT
+  "$BIN" assess fit --corpus "$1" --classifier-oof "$WORK/classifier-oof.json" \
+    --balance-experts --leave-out "$LO" --out "$2" > "$2.log" 2>&1
+}
+fit "$CORPUS_DIR" "$WORK/fit-W.json"
+"$BIN" assess folds --corpus "$CORPUS_DIR" --k 10 --out "$WORK/folds" > /dev/null
+
+say "ten fold models, $JOBS at a time"
+for n in $(seq 1 10); do
+  corpus_with "$WORK/fold-$n/corpus" "$WORK/folds/fold-$n.json"
+  fit "$WORK/fold-$n/corpus" "$WORK/fit-g$n.json" &
+  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+done
+wait
+
+say "thresholds and scaling"
+"$BIN" assess thresholds --corpus "$CORPUS_DIR" --model "$WORK/fit-W.json" \
+  --fitted-manifest "$CORPUS_DIR/manifest.json" \
+  $(for n in $(seq 1 10); do echo --cross "$WORK/fit-g$n.json=$WORK/folds/fold-$n.json"; done) \
+  --classifier-oof "$WORK/classifier-oof.json" --players --band-apart \
+  --lower-rated 1600,1900,2200 --band-rate 0.005 --calibrate \
+  --clocks-scale --clocks-experts top,weaker --out "$WORK/assessment.json" > "$WORK/thresholds.log" 2>&1
+
+status=0
+for f in move-classifier.json assessment.json; do
+  if cmp -s "$WORK/$f" "models/$f"; then
+    say "$f: the shipped file, byte for byte"
+  else
+    say "$f: differs from models/$f (kept in $WORK)"
+    status=1
+  fi
+done
+exit $status
