@@ -17,6 +17,8 @@
 #                        /tmp/c53/corpus: the shipped model's `source` names the folder it
 #                        was fitted from, so another one gives a file that differs there)
 #   JOBS                 fold models fitted at once (default 2)
+#   THRESHOLDS_ARGS      more arguments for `assess thresholds`, for a study of another
+#                        rule (e.g. --unrated-withheld); the shipped recipe has none
 # About 40 minutes on two free cores. Exit status 0 when both outputs equal the shipped
 # files; 1 when either differs (the differing file is kept in WORK).
 set -euo pipefail
@@ -27,6 +29,7 @@ CLASSIFIER_MANIFEST=${CLASSIFIER_MANIFEST:-1bff4bc}
 ASSESS_MANIFEST=${ASSESS_MANIFEST:-bd3131f}
 CORPUS_DIR=${CORPUS_DIR:-/tmp/c53/corpus}
 JOBS=${JOBS:-2}
+THRESHOLDS_ARGS=${THRESHOLDS_ARGS:-}
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 BIN=$ROOT/target/release/fairsight
@@ -73,7 +76,8 @@ say "thresholds and scaling"
   $(for n in $(seq 1 10); do echo --cross "$WORK/fit-g$n.json=$WORK/folds/fold-$n.json"; done) \
   --classifier-oof "$WORK/classifier-oof.json" --players --band-apart \
   --lower-rated 1600,1900,2200 --band-rate 0.005 --calibrate \
-  --clocks-scale --clocks-experts top,weaker --out "$WORK/assessment.json" > "$WORK/thresholds.log" 2>&1
+  --clocks-scale --clocks-experts top,weaker $THRESHOLDS_ARGS \
+  --out "$WORK/assessment.json" > "$WORK/thresholds.log" 2>&1
 
 status=0
 for f in move-classifier.json assessment.json; do

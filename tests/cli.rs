@@ -1919,6 +1919,50 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
         let source = read_json(&out_model)["source"].as_str().unwrap().to_owned();
         assert!(source.ends_with(&want), "{source}");
     }
+    // With `--unrated-withheld` every unseen clean rated side is also read with its
+    // rating withheld, by the unrated kind its clocks call for, and the unrated kinds'
+    // thresholds are set from those readings (this folder has no unrated side, so
+    // without the flag they were kept, above).
+    let without_clocks = clean.len() - with_clocks;
+    let out = run_with(none_file.to_str().unwrap(), "4", &["--unrated-withheld"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = stderr(&out);
+    for want in [
+        format!(
+            "{} unseen clean rated sides read with their rating withheld",
+            clean.len()
+        ),
+        format!("unrated, no clocks: {without_clocks} unseen clean sides: unclear"),
+        format!("unrated, clocks: {with_clocks} unseen clean sides: unclear"),
+        format!(
+            "rated, no clocks: {} unseen clean sides: unclear",
+            clean.len()
+        ),
+    ] {
+        assert!(said.contains(&want), "{want}\n{said}");
+    }
+    let withheld_model = read_json(&out_model);
+    for (new, old) in withheld_model["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(shipped["variants"].as_array().unwrap())
+    {
+        if new["rated"] == false {
+            assert_ne!(new["lookCloser"], old["lookCloser"], "{new}");
+        }
+    }
+    assert!(
+        withheld_model["source"]
+            .as_str()
+            .unwrap()
+            .contains(&format!(
+                "; an unrated kind's with {} rated ones read with their rating withheld",
+                clean.len()
+            )),
+        "{}",
+        withheld_model["source"]
+    );
     // `assess folds` deals the train games to folds, each manifest leaving one fold out;
     // validation games stay in every one.
     let folds_dir = tmp("thresholds-folds");

@@ -182,6 +182,13 @@ pub struct ThresholdsArgs {
     /// of its own from its sides alone).
     #[arg(long, requires = "clocks_variant")]
     bands_all_rated: bool,
+    /// Set an unrated kind of input's thresholds from its unseen clean sides and, with
+    /// them, every unseen clean rated side read with its rating withheld (as the unrated
+    /// kind reads a file without Elo tags). The corpus's own unrated clean sides are
+    /// pre-engine masters, who read lower than today's players: thresholds set on them
+    /// alone would flag a modern unrated player more often than they say.
+    #[arg(long)]
+    unrated_withheld: bool,
     /// Out-of-fold classifier probabilities for the games the classifier was trained on
     /// (`train fit --oof`), as `assess fit` reads them: without it, those games' clean
     /// sides are read with the classifier's in-sample probabilities.
@@ -582,6 +589,7 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
     // The clean rated sides of each band, train and validation.
     let mut lower: BTreeMap<(String, usize), Vec<f64>> = BTreeMap::new();
     let mut crossed = 0;
+    let mut withheld = 0;
     for (i, r) in base
         .iter()
         .enumerate()
@@ -618,7 +626,25 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
                 .entry(x.basis)
                 .or_default()
                 .push((x.probability, band.is_some()));
+            if a.unrated_withheld && r.signals.rating.is_some() {
+                let signals = read_rows[k][i].signals.without(&RATED_SIGNALS);
+                if let Some(w) = readers[k]
+                    .assess(&signals)
+                    .filter(|w| !w.basis.starts_with("rated"))
+                {
+                    withheld += 1;
+                    by_basis
+                        .entry(w.basis)
+                        .or_default()
+                        .push((w.probability, false));
+                }
+            }
         }
+    }
+    if a.unrated_withheld {
+        eprintln!(
+            "fairsight: {withheld} unseen clean rated sides read with their rating withheld, for the unrated kinds' thresholds"
+        );
     }
     if !a.cross.is_empty() {
         eprintln!(
@@ -821,11 +847,16 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
         .unwrap_or_default()
         .to_owned();
     let games = Manifest::load(&a.corpus)?.games.len();
+    let withheld_words = if a.unrated_withheld {
+        format!("; an unrated kind's with {withheld} rated ones read with their rating withheld")
+    } else {
+        String::new()
+    };
     let unseen = if a.cross.is_empty() {
-        format!("the clean sides it did not see{apart_words}")
+        format!("the clean sides it did not see{apart_words}{withheld_words}")
     } else {
         format!(
-            "the clean sides it did not see and those it saw, each read by one of {} models fitted without its fold{apart_words}",
+            "the clean sides it did not see and those it saw, each read by one of {} models fitted without its fold{apart_words}{withheld_words}",
             a.cross.len()
         )
     };
