@@ -1963,6 +1963,55 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
         "{}",
         withheld_model["source"]
     );
+    // With `--keep-rated-from` the shipped file's rated kinds come back whole in place of
+    // those this run set again (its sides read anew), and the unrated kinds stay as the
+    // run set them.
+    let out = run_with(
+        none_file.to_str().unwrap(),
+        "4",
+        &[
+            "--unrated-withheld",
+            "--keep-rated-from",
+            "models/assessment.json",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the 1 rated kinds of input kept whole from assessment.json"),
+        "{}",
+        stderr(&out)
+    );
+    let merged = read_json(&out_model);
+    assert_ne!(rated_variant(&withheld_model), rated_variant(&shipped));
+    for ((m, w), s) in merged["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(withheld_model["variants"].as_array().unwrap())
+        .zip(shipped["variants"].as_array().unwrap())
+    {
+        assert_eq!(m, if m["rated"] == true { s } else { w });
+    }
+    assert_eq!(merged["lateReference"], withheld_model["lateReference"]);
+    assert!(
+        merged["source"].as_str().unwrap().ends_with(
+            "; then the rated kinds of input put back whole from assessment.json (their experts, scalings, thresholds and bands as set there)"
+        ),
+        "{}",
+        merged["source"]
+    );
+    // A file that is not a model: a clear error naming it.
+    let out = run_with(
+        none_file.to_str().unwrap(),
+        "4",
+        &["--keep-rated-from", "corpus/depth/d14/manifest.json"],
+    );
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("corpus/depth/d14/manifest.json"),
+        "{}",
+        stderr(&out)
+    );
     // `assess folds` deals the train games to folds, each manifest leaving one fold out;
     // validation games stay in every one.
     let folds_dir = tmp("thresholds-folds");

@@ -189,6 +189,16 @@ pub struct ThresholdsArgs {
     /// alone would flag a modern unrated player more often than they say.
     #[arg(long)]
     unrated_withheld: bool,
+    /// Then put back the rated kinds of input of this model whole (their experts,
+    /// scalings, thresholds and bands), in place of those just set: for a fit whose new
+    /// games are all unrated, so its unrated kinds are fitted and set again while every
+    /// rated side is read exactly as this model reads it (the fold models are drawn anew
+    /// whenever games are added, and the rated kinds' thresholds would move with the
+    /// draw). Refused unless both models read the rated signals alike: the same settings,
+    /// rated kinds and later-half reference (but `switchOddsAll`, which no rated expert of
+    /// it may read).
+    #[arg(long, value_name = "MODEL")]
+    keep_rated_from: Option<PathBuf>,
     /// Out-of-fold classifier probabilities for the games the classifier was trained on
     /// (`train fit --oof`), as `assess fit` reads them: without it, those games' clean
     /// sides are read with the classifier's in-sample probabilities.
@@ -888,10 +898,90 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
             banded.join(", ")
         )
     } + &clocks_words;
+    if let Some(path) = &a.keep_rated_from {
+        let mut slot = None;
+        let kept = load_model(Some(path), &mut slot)?;
+        let n = keep_rated(&mut model, kept).with_context(|| {
+            format!(
+                "--keep-rated-from {}: its rated kinds cannot be put in this model",
+                path.display()
+            )
+        })?;
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into(),
+        );
+        eprintln!("fairsight: the {n} rated kinds of input kept whole from {name}");
+        model.source += &format!(
+            "; then the rated kinds of input put back whole from {name} (their experts, scalings, thresholds and bands as set there)"
+        );
+    }
     std::fs::write(&a.out, model.to_json() + "\n")
         .with_context(|| format!("cannot write {}", a.out.display()))?;
     eprintln!("fairsight: wrote {}", a.out.display());
     Ok(())
+}
+
+/// `assess thresholds --keep-rated-from`: `model`'s rated kinds of input replaced by
+/// `kept`'s, whole; how many. Both must read the rated signals alike, so that every rated
+/// side is read as `kept` reads it: the same settings and engine, the same rated kinds,
+/// and the same later-half reference but for `switchOddsAll`, which no rated expert of
+/// `kept` (a side's or a player's) may read.
+fn keep_rated(model: &mut AssessmentModel, kept: &AssessmentModel) -> Result<usize> {
+    if model.settings != kept.settings || model.engine != kept.engine {
+        bail!("it was made at other settings or with another engine");
+    }
+    let bases = |m: &AssessmentModel| -> Vec<String> {
+        m.variants
+            .iter()
+            .filter(|v| v.rated)
+            .map(|v| v.basis())
+            .collect()
+    };
+    if bases(model) != bases(kept) {
+        bail!(
+            "its rated kinds ({}) are not this model's ({})",
+            bases(kept).join(", "),
+            bases(model).join(", ")
+        );
+    }
+    let reads_all = kept.variants.iter().filter(|v| v.rated).any(|v| {
+        v.experts.iter().any(|e| {
+            e.features.iter().any(|f| f == "switchOddsAll")
+                || e.player
+                    .as_ref()
+                    .is_some_and(|p| p.features.iter().any(|f| f == "switchOddsAll"))
+        })
+    });
+    if reads_all {
+        bail!("a rated expert of it reads switchOddsAll, which this model's reference sets anew");
+    }
+    let without_all = |m: &AssessmentModel| {
+        m.late_reference.clone().map(|mut r| {
+            r.switch_odds_all = None;
+            r
+        })
+    };
+    if without_all(model) != without_all(kept) {
+        bail!("its later-half reference differs from this model's in what the rated kinds read");
+    }
+    // The most often a clean side reaches `look closer`: the unrated kinds' rate, or the
+    // kept rated kinds' where they let more through (a band's).
+    if let Some(rate) = kept.side_look_closer_rate {
+        model.side_look_closer_rate = Some(rate.max(SIDE_RATE));
+    }
+    let mut n = 0;
+    for v in model.variants.iter_mut().filter(|v| v.rated) {
+        if let Some(k) = kept
+            .variants
+            .iter()
+            .find(|k| k.rated && k.basis() == v.basis())
+        {
+            *v = k.clone();
+            n += 1;
+        }
+    }
+    Ok(n)
 }
 
 /// Whether a model fitted on the `fitted` manifest never saw game `id`, now in `split`:
@@ -5334,6 +5424,67 @@ mod tests {
             b > bins - 0.05,
             "as good as knowing the bins: {b} vs {bins}"
         );
+    }
+
+    #[test]
+    fn the_rated_kinds_are_put_back_whole_and_only_where_they_read_alike() {
+        // A refit whose unrated kinds and `switchOddsAll` moved, and whose rated kind's
+        // thresholds and Platt scaling moved with its fold draw: the shipped rated kind
+        // comes back whole, every unrated kind stays the refit's, and so does its
+        // `switchOddsAll`.
+        let kept = AssessmentModel::builtin().unwrap().clone();
+        let mut refit = kept.clone();
+        for v in &mut refit.variants {
+            v.look_closer = 0.5 * (v.look_closer + 1.0);
+            v.platt.0 += 0.1;
+        }
+        let all = refit
+            .late_reference
+            .as_mut()
+            .and_then(|r| r.switch_odds_all.as_mut())
+            .unwrap();
+        all.moves += 1;
+        let before = refit.clone();
+        let mut model = refit.clone();
+        let n = keep_rated(&mut model, &kept).unwrap();
+        assert_eq!(n, kept.variants.iter().filter(|v| v.rated).count());
+        assert!(n >= 1);
+        for ((v, k), b) in model
+            .variants
+            .iter()
+            .zip(&kept.variants)
+            .zip(&before.variants)
+        {
+            if v.rated {
+                assert_eq!(v, k, "{}", v.basis());
+            } else {
+                assert_eq!(v, b, "{}", v.basis());
+                assert_ne!(v.look_closer, k.look_closer);
+            }
+        }
+        assert_eq!(model.late_reference, before.late_reference);
+        // A reference the rated kinds read, moved: refused, the model untouched.
+        let mut moved = refit.clone();
+        moved.late_reference.as_mut().unwrap().loss.sd += 0.01;
+        let was = moved.clone();
+        let e = keep_rated(&mut moved, &kept).unwrap_err().to_string();
+        assert!(e.contains("later-half reference"), "{e}");
+        assert_eq!(moved, was);
+        // A kept rated expert that reads `switchOddsAll`: refused.
+        let mut reads = kept.clone();
+        let v = reads.variants.iter_mut().find(|v| v.rated).unwrap();
+        v.experts[0].features.push("switchOddsAll".to_owned());
+        let e = keep_rated(&mut refit.clone(), &reads)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("switchOddsAll"), "{e}");
+        // Other rated kinds: refused.
+        let mut other = kept.clone();
+        other.variants.retain(|v| !v.rated);
+        let e = keep_rated(&mut refit.clone(), &other)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("rated kinds"), "{e}");
     }
 
     #[test]
