@@ -2800,6 +2800,30 @@ fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
         }
     }
     assert!(both_colours, "a real player plays both colours: {text}");
+    // The same pseudo-players read again with their rating withheld, at the unrated
+    // kinds' thresholds: as many clean ones (every side here is rated), each read by an
+    // unrated kind.
+    let withheld_words = "pooled, read with their rating withheld (a file without Elo tags), at the unrated model's thresholds";
+    for (size, clean) in [(5, 5), (10, 1)] {
+        let table = text
+            .split(&format!("per player of {size} games (pseudo-players: {size} game sides of one kind, humans of similar rating on one scale (online or over the board), {withheld_words}):"))
+            .nth(1)
+            .unwrap_or_else(|| panic!("no table of {size} with the rating withheld: {text}"));
+        let fpr = table.lines().nth(1).unwrap();
+        assert!(
+            fpr.contains(&format!("look closer: 0/{clean} ")),
+            "{size}: {fpr}"
+        );
+        let named: Vec<&str> = table
+            .lines()
+            .take_while(|l| !l.contains("player-level AUC"))
+            .filter(|l| l.contains("a highest clean pseudo-player"))
+            .collect();
+        assert!(!named.is_empty(), "{table}");
+        for line in named {
+            assert!(line.contains(" (unrated, "), "{line}");
+        }
+    }
     // Real players: the 3 of the split's 18 clean games' players with 2 or more of them
     // (3 + 2 + 2 games), each assessed on their own games pooled.
     let out = eval("--real-player-games", "2");
@@ -2828,6 +2852,18 @@ fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
         })
         .sum();
     assert_eq!((named.len(), games), (3, 7), "{real}");
+    // And read with their rating withheld, by the unrated kinds.
+    let real = text
+        .split("real players of 2 or more clean games (all their games pooled, read with their rating withheld (a file without Elo tags), at the unrated model's thresholds;")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no real players with the rating withheld: {text}"));
+    assert!(real.contains(" 3 players, 7 games in all"), "{real}");
+    let named: Vec<&str> = real
+        .lines()
+        .filter(|l| l.contains("a highest real player"))
+        .collect();
+    assert_eq!(named.len(), 3, "{real}");
+    assert!(named.iter().all(|l| l.contains(" (unrated, ")), "{real}");
     // A player is read as one from 2 games (with a rating): pseudo-players of 2 are
     // measured too, of 1 (a game side) refused.
     let out = eval("--player-games", "2");

@@ -3268,6 +3268,20 @@ fn pseudo_players(
     groupings: usize,
     oof: Option<&ClassifierOof>,
 ) -> Result<Vec<PseudoPlayer>> {
+    Ok(pseudo_players_read(records, model, size, groupings, oof, false)?.0)
+}
+
+/// [`pseudo_players`], and with `withheld` the same pseudo-players read again with their
+/// rating withheld (as the unrated kinds read a file without Elo tags): what a player's
+/// thresholds for unrated input make of today's players.
+fn pseudo_players_read(
+    records: &[Record],
+    model: &AssessmentModel,
+    size: usize,
+    groupings: usize,
+    oof: Option<&ClassifierOof>,
+    withheld: bool,
+) -> Result<(Vec<PseudoPlayer>, Vec<PseudoPlayer>)> {
     // (kind, elo, record index, side)
     let mut sides: Vec<(Kind, Option<f64>, usize, &str)> = Vec::new();
     for (i, r) in records.iter().enumerate() {
@@ -3363,7 +3377,7 @@ fn pseudo_players(
         }
     }
     if members.is_empty() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     }
     let report = pooled_report(records, &members, oof)?;
     let calibration =
@@ -3377,6 +3391,7 @@ fn pseudo_players(
         r.player_effects.clear();
     }
     let mut out = Vec::new();
+    let mut out_withheld = Vec::new();
     for (k, (kind, ids, elo)) in groups.into_iter().enumerate() {
         let name = format!("pseudo-player {k}");
         let Some(p) = report.players.iter().find(|p| p.name == name) else {
@@ -3387,6 +3402,18 @@ fn pseudo_players(
         } else {
             model
         };
+        if withheld {
+            out_withheld.push(assess_player(
+                &report,
+                calibration,
+                p,
+                kind,
+                model,
+                ids.clone(),
+                elo,
+                true,
+            ));
+        }
         out.push(assess_player(
             &report,
             calibration,
@@ -3395,9 +3422,10 @@ fn pseudo_players(
             model,
             ids,
             elo,
+            false,
         ));
     }
-    Ok(out)
+    Ok((out, out_withheld))
 }
 
 /// The report of the pseudo-players `members` make of `records`: each member (a record,
@@ -3450,7 +3478,9 @@ fn pooled_report(
 }
 
 /// A player of `report` assessed by `model` on all their games pooled, as the CLI and the
-/// page assess one.
+/// page assess one; with `withheld`, as if their games had no rating (each side and the
+/// pooled games read without the rated signals).
+#[allow(clippy::too_many_arguments)]
 fn assess_player(
     report: &Report,
     calibration: Option<&Calibration>,
@@ -3459,6 +3489,7 @@ fn assess_player(
     model: &AssessmentModel,
     members: Vec<String>,
     elo: Option<f64>,
+    withheld: bool,
 ) -> PseudoPlayer {
     let side_signals_of: Vec<Signals> = report
         .games
@@ -3472,9 +3503,16 @@ fn assess_player(
         })
         .collect();
     // Engine games' clocks are never used (see `rows`).
-    let unclocked = |s: Signals| match kind {
-        Kind::TopEngine | Kind::WeakEngine => s.without(&CLOCK_SIGNALS),
-        _ => s,
+    let unclocked = |s: Signals| {
+        let s = if withheld {
+            s.without(&RATED_SIGNALS)
+        } else {
+            s
+        };
+        match kind {
+            Kind::TopEngine | Kind::WeakEngine => s.without(&CLOCK_SIGNALS),
+            _ => s,
+        }
     };
     // Each side read on its own, as the player's games are in the page and the CLI: a
     // player with more of them at `look closer` than chance allows a clean one is there.
@@ -3520,6 +3558,7 @@ fn real_players(
     model: &AssessmentModel,
     min_games: usize,
     without: &[String],
+    withheld: bool,
 ) -> Result<Vec<PseudoPlayer>> {
     let records: Vec<Record> = load_records(corpus, &[], None, Some(split))?
         .into_iter()
@@ -3546,6 +3585,7 @@ fn real_players(
                 model,
                 members,
                 p.rating,
+                withheld,
             )
         })
         .collect())
@@ -4183,30 +4223,49 @@ fn eval(a: EvalArgs) -> Result<()> {
     if a.player_games.iter().any(|n| *n < 2) {
         bail!("--player-games: 2 or more (one game is a game side)");
     }
+    let mut withheld_players = Vec::new();
     for &n in &a.player_games {
-        player_rates(&mut out, &pseudo_players(&records, model, n, 1, None)?, n);
+        let (players, withheld) = pseudo_players_read(&records, model, n, 1, None, true)?;
+        player_rates(&mut out, &players, n, "");
+        withheld_players.push((n, withheld));
     }
     if a.real_player_games < 2 {
         bail!("--real-player-games: 2 or more");
     }
-    let real = real_players(
-        &a.corpus,
-        a.split,
-        model,
-        a.real_player_games,
-        &a.without_source,
-    )?;
-    real_player_rates(&mut out, &real, a.real_player_games);
+    let real = |withheld| {
+        real_players(
+            &a.corpus,
+            a.split,
+            model,
+            a.real_player_games,
+            &a.without_source,
+            withheld,
+        )
+    };
+    real_player_rates(&mut out, &real(false)?, a.real_player_games, "");
+    // The same players as if their files had no Elo tags: the unrated kinds' player
+    // thresholds on today's players (the corpus's own unrated players are few, and of
+    // the nineteenth century).
+    let withheld_words = ", read with their rating withheld (a file without Elo tags), at the unrated model's thresholds";
+    for (n, players) in withheld_players {
+        let rated: Vec<PseudoPlayer> = players.into_iter().filter(|p| p.elo.is_some()).collect();
+        player_rates(&mut out, &rated, n, withheld_words);
+    }
+    let rated_real: Vec<PseudoPlayer> = real(true)?
+        .into_iter()
+        .filter(|p| p.elo.is_some())
+        .collect();
+    real_player_rates(&mut out, &rated_real, a.real_player_games, withheld_words);
     print!("{out}");
     Ok(())
 }
 
 /// The levels of the real clean players of `min_games` or more games ([`real_players`]).
-fn real_player_rates(out: &mut String, players: &[PseudoPlayer], min_games: usize) {
+fn real_player_rates(out: &mut String, players: &[PseudoPlayer], min_games: usize, how: &str) {
     let assessed: Vec<&PseudoPlayer> = players.iter().filter(|p| p.level.is_some()).collect();
     let _ = writeln!(
         out,
-        "\nreal players of {min_games} or more clean games (all their games pooled; {} players, {} games in all):",
+        "\nreal players of {min_games} or more clean games (all their games pooled{how}; {} players, {} games in all):",
         assessed.len(),
         assessed.iter().map(|p| p.games).sum::<usize>()
     );
@@ -4244,10 +4303,10 @@ fn highest(out: &mut String, what: &str, mut players: Vec<&PseudoPlayer>) {
 }
 
 /// The per-player rates of the pseudo-players of `games` games each.
-fn player_rates(out: &mut String, players: &[PseudoPlayer], games: usize) {
+fn player_rates(out: &mut String, players: &[PseudoPlayer], games: usize, how: &str) {
     let _ = writeln!(
         out,
-        "\nper player of {n} games (pseudo-players: {n} game sides of one kind, humans of similar rating on one scale (online or over the board), pooled):",
+        "\nper player of {n} games (pseudo-players: {n} game sides of one kind, humans of similar rating on one scale (online or over the board), pooled{how}):",
         n = games
     );
     for (what, kind) in [
