@@ -1963,6 +1963,23 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
         "{}",
         withheld_model["source"]
     );
+    // With `--players` too, an unrated kind's player thresholds are set from the rated
+    // clean pseudo-players read with their rating withheld (this folder has no unrated
+    // side, so without the flag the unrated kinds have no pseudo-player at all).
+    let players_card = |more: &[&str]| {
+        let out = run_with(none_file.to_str().unwrap(), "4", more);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let said = stderr(&out);
+        said.lines()
+            .find(|l| l.starts_with("players of 5+ games, unrated, no clocks: look closer from"))
+            .unwrap_or_else(|| panic!("no unrated player line: {said}"))
+            .to_owned()
+    };
+    let with = players_card(&["--players", "--unrated-withheld"]);
+    let without = players_card(&["--players"]);
+    assert!(without.contains("5 games: 0 players"), "{without}");
+    assert!(!with.contains("5 games: 0 players"), "{with}");
+    assert!(with.contains("unclear from"), "{with}");
     // With `--keep-rated-from` the shipped file's rated kinds come back whole in place of
     // those this run set again (its sides read anew), and the unrated kinds stay as the
     // run set them.

@@ -835,6 +835,7 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
                 "the validation split and the train games, each read by a model that never saw it"
             },
             a.band_apart,
+            a.unrated_withheld,
             &mut model,
         )?;
         eprint!("{card}");
@@ -2127,6 +2128,7 @@ fn fit(a: FitArgs) -> Result<()> {
         None,
         "the validation split",
         false,
+        false,
         &mut model,
     )?);
     std::fs::write(&a.out, model.to_json() + "\n")
@@ -2208,12 +2210,15 @@ fn set_player_calibration(
 /// 99.9th percentile of a normal fitted to their logits ([`player_z`]; the per-player goal
 /// is 0.1%, far below one in the few hundred there are), for players of 5, 10 and 20
 /// games alike (a clean player's probability can rise with their games), and never below
-/// a side's threshold. Returns the model card's lines.
+/// a side's threshold. With `withheld`, the unrated kinds' are set from their clean
+/// pseudo-players and, with them, every rated one read with its rating withheld (as
+/// `assess thresholds --unrated-withheld` sets a side's). Returns the model card's lines.
 fn set_player_thresholds(
     groups: &[(&[Record], &AssessmentModel)],
     oof: Option<&ClassifierOof>,
     what: &str,
     band_apart: bool,
+    withheld: bool,
     model: &mut AssessmentModel,
 ) -> Result<String> {
     let mut by_size: Vec<(usize, Vec<PseudoPlayer>)> =
@@ -2225,7 +2230,14 @@ fn set_player_thresholds(
             .cloned()
             .collect();
         for (n, players) in &mut by_size {
-            players.extend(pseudo_players(&clean, reader, *n, GROUPINGS, oof)?);
+            let (read, unrated) =
+                pseudo_players_read(&clean, reader, *n, GROUPINGS, oof, withheld)?;
+            players.extend(read);
+            players.extend(
+                unrated
+                    .into_iter()
+                    .filter(|p| p.elo.is_some() && !p.basis.starts_with("rated")),
+            );
         }
     }
     let mut card = String::new();
