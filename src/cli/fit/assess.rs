@@ -86,6 +86,13 @@ pub struct FoldsArgs {
     /// The seed of the order the groups are dealt in.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Each group of games linked by their players to the fold a hash of its first game
+    /// id names, instead of dealing the groups largest first to the emptiest fold: a
+    /// group no new game joins keeps its fold as the corpus grows (dealt, every fold
+    /// changes when games are added, and with it what fold models read), at the cost of
+    /// folds only as even as the hash makes them.
+    #[arg(long)]
+    stable: bool,
     /// The folder the manifests are written to, as `fold-1.json` ... `fold-K.json`.
     #[arg(long)]
     out: PathBuf,
@@ -1022,7 +1029,11 @@ fn write_folds(a: FoldsArgs) -> Result<()> {
     }
     let all = rows(&a.corpus, None)?;
     let train: Vec<&Row> = all.iter().filter(|r| r.split == Split::Train).collect();
-    let fold_of = game_folds(&train, a.k, a.seed);
+    let fold_of = if a.stable {
+        stable_game_folds(&train, a.k, a.seed)
+    } else {
+        game_folds(&train, a.k, a.seed)
+    };
     let path = Manifest::path(&a.corpus);
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("cannot read {}", path.display()))?;
@@ -1569,6 +1580,54 @@ fn with_out_of_fold(
 /// Fold of each row: games and players joined (union-find), components dealt to folds
 /// in a seeded order, so no game and no player is in two folds.
 fn folds(rows: &[&Row], k: usize, seed: u64) -> Vec<usize> {
+    let roots = components(rows);
+    let mut comps: Vec<usize> = roots.clone();
+    comps.sort_unstable();
+    comps.dedup();
+    let mut rng = Rng(seed ^ 0x51ed_270b_2f6a_7e11);
+    rng.shuffle(&mut comps);
+    // Largest components first, each to the fold with the fewest rows so far.
+    let mut size: HashMap<usize, usize> = HashMap::new();
+    for r in &roots {
+        *size.entry(*r).or_default() += 1;
+    }
+    comps.sort_by_key(|c| std::cmp::Reverse(size[c]));
+    let mut load = vec![0usize; k.max(2)];
+    let mut fold_of: HashMap<usize, usize> = HashMap::new();
+    for c in comps {
+        let f = (0..load.len()).min_by_key(|&f| load[f]).unwrap_or(0);
+        load[f] += size[&c];
+        fold_of.insert(c, f);
+    }
+    roots.iter().map(|r| fold_of[r]).collect()
+}
+
+/// Folds that stay put as games are added (`assess folds --stable`): each group of games
+/// linked by their players goes to the fold a hash of its first game id (and the seed)
+/// names, so a group no new game joins keeps its fold, where [`folds`] deals every group
+/// anew. The folds are as even as the hash makes them, not balanced.
+fn stable_game_folds<'a>(train: &[&'a Row], k: usize, seed: u64) -> BTreeMap<&'a str, usize> {
+    let roots = components(train);
+    let mut first: HashMap<usize, &str> = HashMap::new();
+    for (r, root) in train.iter().zip(&roots) {
+        let id = first.entry(*root).or_insert(r.game.as_str());
+        if r.game.as_str() < *id {
+            *id = r.game.as_str();
+        }
+    }
+    let k = k.max(2) as u64;
+    train
+        .iter()
+        .zip(&roots)
+        .map(|(r, root)| {
+            let key = format!("{seed}:{}", first[root]);
+            (r.game.as_str(), (fnv1a(&key) % k) as usize)
+        })
+        .collect()
+}
+
+/// Each row's group of rows linked by a game or a player (union-find), as a root index.
+fn components(rows: &[&Row]) -> Vec<usize> {
     let mut ids: HashMap<String, usize> = HashMap::new();
     let mut parent: Vec<usize> = Vec::new();
     fn find(p: &mut [usize], mut i: usize) -> usize {
@@ -1596,26 +1655,7 @@ fn folds(rows: &[&Row], k: usize, seed: u64) -> Vec<usize> {
         let (a, b) = (find(&mut parent, g), find(&mut parent, p));
         parent[a] = b;
     }
-    let roots: Vec<usize> = pairs.iter().map(|&(g, _)| find(&mut parent, g)).collect();
-    let mut comps: Vec<usize> = roots.clone();
-    comps.sort_unstable();
-    comps.dedup();
-    let mut rng = Rng(seed ^ 0x51ed_270b_2f6a_7e11);
-    rng.shuffle(&mut comps);
-    // Largest components first, each to the fold with the fewest rows so far.
-    let mut size: HashMap<usize, usize> = HashMap::new();
-    for r in &roots {
-        *size.entry(*r).or_default() += 1;
-    }
-    comps.sort_by_key(|c| std::cmp::Reverse(size[c]));
-    let mut load = vec![0usize; k.max(2)];
-    let mut fold_of: HashMap<usize, usize> = HashMap::new();
-    for c in comps {
-        let f = (0..load.len()).min_by_key(|&f| load[f]).unwrap_or(0);
-        load[f] += size[&c];
-        fold_of.insert(c, f);
-    }
-    roots.iter().map(|r| fold_of[r]).collect()
+    pairs.iter().map(|&(g, _)| find(&mut parent, g)).collect()
 }
 
 fn percentile(sorted: &[f64], q: f64) -> f64 {
@@ -6415,5 +6455,32 @@ mod tests {
         }
         // The same seed deals the same folds.
         assert_eq!(game_folds(&train, 3, 1), fold_of);
+        // Stable folds: the linked games together, every fold used; a game added alone,
+        // or joining a group, moves no other group's game, where dealt folds move some.
+        let stable = stable_game_folds(&train, 3, 1);
+        assert_eq!(stable.len(), 30);
+        assert_eq!(stable["g0"], stable["g1"]);
+        assert_eq!(stable["g1"], stable["g2"]);
+        for f in 0..3 {
+            assert!(stable.values().any(|&g| g == f), "fold {f} empty");
+        }
+        let mut grown = rows.clone();
+        for i in 30..60 {
+            grown.push(row(&format!("g{i}"), &format!("p{i}")));
+        }
+        grown.push(row("g60", "q5"));
+        let train: Vec<&Row> = grown.iter().collect();
+        let after = stable_game_folds(&train, 3, 1);
+        for (game, fold) in &stable {
+            assert_eq!(after[game], *fold, "{game} moved");
+        }
+        assert_eq!(after["g60"], after["g5"]);
+        let dealt = game_folds(&train, 3, 1);
+        assert!(
+            fold_of.iter().any(|(game, fold)| dealt[game] != *fold),
+            "dealt folds all stayed put: the test shows nothing"
+        );
+        // Another seed, other folds.
+        assert_ne!(stable_game_folds(&train, 3, 2), after);
     }
 }
