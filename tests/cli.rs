@@ -2750,17 +2750,23 @@ fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
     );
     assert!(online.1 > 0 && board.1 > 0, "{scales}");
     assert_eq!((online.0 + board.0, online.1 + board.1), all, "{scales}");
-    let mut both_colours = false;
-    for (size, clean) in [(5, 5), (10, 1)] {
+    // The pseudo-players' table that follows `head`, whose clean ones (`clean` of them)
+    // none reaches `look closer`.
+    let player_table = |head: &str, size: usize, clean: usize| -> &str {
         let table = text
-            .split(&format!("per player of {size} games"))
+            .split(head)
             .nth(1)
-            .unwrap_or_else(|| panic!("no table of {size}: {text}"));
+            .unwrap_or_else(|| panic!("no table {head:?}: {text}"));
         let fpr = table.lines().nth(1).unwrap();
         assert!(
             fpr.contains(&format!("look closer: 0/{clean} ")),
             "{size}: {fpr}"
         );
+        table
+    };
+    let mut both_colours = false;
+    for (size, clean) in [(5, 5), (10, 1)] {
+        let table = player_table(&format!("per player of {size} games"), size, clean);
         // The reliability line bins every pseudo-player the rates count, once.
         let counted: usize = table
             .lines()
@@ -2822,14 +2828,12 @@ fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
     // unrated kind.
     let withheld_words = "pooled, read with their rating withheld (a file without Elo tags), at the unrated model's thresholds";
     for (size, clean) in [(5, 5), (10, 1)] {
-        let table = text
-            .split(&format!("per player of {size} games (pseudo-players: {size} game sides of one kind, humans of similar rating on one scale (online or over the board), {withheld_words}):"))
-            .nth(1)
-            .unwrap_or_else(|| panic!("no table of {size} with the rating withheld: {text}"));
-        let fpr = table.lines().nth(1).unwrap();
-        assert!(
-            fpr.contains(&format!("look closer: 0/{clean} ")),
-            "{size}: {fpr}"
+        let table = player_table(
+            &format!(
+                "per player of {size} games (pseudo-players: {size} game sides of one kind, humans of similar rating on one scale (online or over the board), {withheld_words}):"
+            ),
+            size,
+            clean,
         );
         let named: Vec<&str> = table
             .lines()
