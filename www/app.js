@@ -805,14 +805,19 @@ async function analyse(text) {
   const seconds = (performance.now() - started) / 1000;
   stats.wallMs = seconds * 1000;
   state.lastRun = stats;
+  // Games that could not be imported are not in the positions' count: said beside it.
+  const unimported = games.filter((g) => g.error).length;
+  const notImported = unimported
+    ? ` ${unimported} of ${games.length} games could not be imported (see above).`
+    : '';
   showProgress(
     done,
     total,
-    outcome.cancelled
+    (outcome.cancelled
       ? `Cancelled: ${done} / ${total} positions analysed (the report shows those).`
       : done < total
         ? `Done: ${done} / ${total} positions analysed in ${seconds.toFixed(1)} s; the others could not be (see above).`
-        : `Done: ${total} positions in ${seconds.toFixed(1)} s${cached ? ` (${cached} from cache)` : ''}.`,
+        : `Done: ${total} positions in ${seconds.toFixed(1)} s${cached ? ` (${cached} from cache)` : ''}.`) + notImported,
   );
   showView(view, run);
   state.runs++;
@@ -962,6 +967,8 @@ function wire() {
     // The box's games, else the large file analysed last (read again from the disk).
     const text = $('pgn').value.trim() || !state.files ? $('pgn').value : await readFiles(state.files);
     if (!text.trim()) {
+      // What an earlier press said of other input no longer holds.
+      clearMessages();
       message('Paste, drop or pick a PGN first (or analyse the sample games).');
       return;
     }

@@ -171,6 +171,13 @@ test('a multi-game file with one illegal game: the error is shown, the rest anal
   }
   assert.match(await page.textContent('#messages'), /illegal move 3\. Qxd5/);
   assert.match(await page.textContent('#games'), /Carol/);
+  // The games in the input's order, the one not imported in its place; the status says
+  // it was left out.
+  assert.deepEqual(
+    await page.$$eval('#games tbody tr:not(.spacer)', (rows) => rows.map((r) => r.querySelector('td.num')?.textContent)),
+    ['1', '2', '3'],
+  );
+  assert.match(await page.textContent('#progress-text'), /^Done: \d+ positions in [\d.]+ s\. 1 of 3 games could not be imported \(see above\)\.$/);
   await shot(page, 'multi-game-with-error');
   assert.deepEqual(errors, []);
   assertOwnOrigin(requests, site.origin);
@@ -1194,7 +1201,7 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
       for (const [n, sub, score] of subs) {
         const a = byName.get(n).assessment;
         const [rated, clocks] = a.basis.split(', ');
-        assert.ok(sub.startsWith(`${a.moves} moves, the model for ${rated} games ${clocks === 'clocks' ? 'with' : 'without'} clocks; `), `${n}: ${sub}`);
+        assert.ok(sub.startsWith(`${a.moves} moves, the model for ${rated} games ${clocks === 'clocks' ? 'with clocks' : '(clocks not read)'}; `), `${n}: ${sub}`);
         assert.equal(score, shownPct(a), n);
       }
       // A player of several games: how their games read each on its own, in the card
@@ -1459,6 +1466,11 @@ test('input with no moves, or no game that imports, is an error state: no result
       assert.match(said, /link to a game: fairsight never fetches anything from other sites\. Open the game there, copy the PGN from Share → PGN/);
     }
     await shot(page, `bad-input-link-${name}-${colorScheme}`);
+    // The box emptied and Analyse pressed again: only what holds now is said, not the
+    // link's hint of the press before.
+    await page.fill('#pgn', '');
+    await page.click('#analyse');
+    assert.equal((await page.textContent('#messages')).trim(), 'Paste, drop or pick a PGN first (or analyse the sample games).');
     // Tags with no moves, and a game whose only moves are illegal.
     assert.match(await fails('[White "Ann"]\n[Black "Bob"]\n\n*'), /No chess moves found/);
     const illegal = await fails('[White "Ann"]\n[Black "Bob"]\n\n1. e4 e5 2. Ke3 *');

@@ -85,7 +85,8 @@ const descendingFirst = (key) => key.includes('.');
 /**
  * The games in table order: sorted by `sort` ({key, dir: 'ascending'|'descending'}), a
  * missing value last in either direction, ties in input order; games that could not be
- * imported after the others.
+ * imported in their place in the input's order, else (sorted by a column they have no
+ * value in) after the others.
  */
 function ordered(games, sort) {
   const rows = games.map((game, pos) => ({ game, pos })).filter((r) => r.game);
@@ -95,7 +96,7 @@ function ordered(games, sort) {
   return rows.sort((a, b) => {
     const ea = Boolean(a.game.error);
     const eb = Boolean(b.game.error);
-    if (ea !== eb) return ea ? 1 : -1;
+    if (ea !== eb && key !== 'index') return ea ? 1 : -1;
     const va = value.get(a);
     const vb = value.get(b);
     if (va === null && vb !== null) return 1;
