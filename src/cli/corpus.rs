@@ -1820,8 +1820,8 @@ mod tests {
                     p.name
                 );
                 let model = match a.basis.as_str() {
-                    "rated, no clocks" => "the model for rated games without clocks;",
-                    "unrated, no clocks" => "the model for unrated games without clocks;",
+                    "rated, no clocks" => "the model for rated games (clocks not read);",
+                    "unrated, no clocks" => "the model for unrated games (clocks not read);",
                     "rated, clocks" => "the model for rated games with clocks;",
                     "unrated, clocks" => "the model for unrated games with clocks;",
                     other => panic!("a basis the table does not put in words: {other}"),

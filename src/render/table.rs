@@ -9,12 +9,14 @@ use crate::{
 };
 
 /// Which model read it, in words: the core's basis `"rated, no clocks"` is the model for
-/// "rated games without clocks" (anything else as it is).
+/// "rated games (clocks not read)", which also reads a rated game that has clocks, without
+/// them: saying "without clocks" there would read as if the clocks had been lost
+/// (anything else as it is).
 fn basis_words(basis: &str) -> String {
     let (rated, clocks) = basis.split_once(", ").unwrap_or((basis, ""));
     match clocks {
         "clocks" => format!("{rated} games with clocks"),
-        "no clocks" => format!("{rated} games without clocks"),
+        "no clocks" => format!("{rated} games (clocks not read)"),
         _ => basis.to_owned(),
     }
 }

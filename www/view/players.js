@@ -292,11 +292,12 @@ function byGame(p, c) {
 
 /**
  * Which model read it, in words: the core's basis "rated, no clocks" is the model for
- * "rated games without clocks" (anything else is shown as it is).
+ * "rated games (clocks not read)", which also reads a rated game that has clocks
+ * (anything else is shown as it is).
  */
 function basisWords(basis) {
   const m = /^(rated|unrated), (no clocks|clocks)$/.exec(str(basis));
-  return m ? `${m[1]} games ${m[2] === 'clocks' ? 'with' : 'without'} clocks` : str(basis);
+  return m ? `${m[1]} games ${m[2] === 'clocks' ? 'with clocks' : '(clocks not read)'}` : str(basis);
 }
 
 /**
