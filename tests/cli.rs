@@ -235,6 +235,64 @@ fn the_node_cap_stops_deep_searches_deterministically() {
 
 #[test]
 #[cfg_attr(no_node_stockfish, ignore = "needs node_modules/stockfish: run npm ci")]
+fn nothing_to_analyse_and_an_output_that_cannot_be_written_are_errors() {
+    require_node_engine();
+    // An empty file, text that is not PGN, a file whose only game is illegal: not a clean
+    // result (exit code 1), and said.
+    for (name, text) in [
+        ("nothing-empty.pgn", ""),
+        (
+            "nothing-prose.pgn",
+            "Hello! Here is my game, can you check it?\n",
+        ),
+        (
+            "nothing-illegal.pgn",
+            "[White \"Ann\"]\n[Black \"Bob\"]\n\n1. e4 e5 2. Ke3 *\n",
+        ),
+    ] {
+        let f = tmp(name);
+        std::fs::write(&f, text).unwrap();
+        let o = fairsight(&["analyze", f.to_str().unwrap(), "--depth", "2"]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{name}: {err}");
+        assert!(
+            err.contains("no game with a move to analyse in the input"),
+            "{name}: {err}"
+        );
+    }
+    // One game with moves among them is a result: exit code 0 without the message.
+    let o = fairsight(&[
+        "analyze",
+        fixture("legal-trap.pgn").to_str().unwrap(),
+        "--depth",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("no game with a move"));
+    // An output that cannot be written is refused before any search, not after it.
+    for flag in ["--json", "--pgn"] {
+        let o = fairsight(&[
+            "analyze",
+            fixture("legal-trap.pgn").to_str().unwrap(),
+            "--depth",
+            "2",
+            flag,
+            "/nonexistent-fairsight-dir/out",
+        ]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{flag}: {err}");
+        assert!(
+            err.contains(&format!(
+                "{flag} /nonexistent-fairsight-dir/out: cannot write"
+            )),
+            "{flag}: {err}"
+        );
+        assert!(!err.contains("positions searched"), "{flag}: {err}");
+    }
+}
+
+#[test]
+#[cfg_attr(no_node_stockfish, ignore = "needs node_modules/stockfish: run npm ci")]
 fn an_illegal_game_is_reported_and_the_others_analysed() {
     require_node_engine();
     let json = tmp("three.json");

@@ -60,6 +60,8 @@ struct Sink {
     kept: Option<Vec<GameReport>>,
     games: usize,
     failed: usize,
+    /// The games with a move to analyse (imported, and not empty).
+    with_moves: usize,
     /// The game sides at `look closer`, as their games finish (the table lists them).
     flagged: Vec<FlaggedSide>,
 }
@@ -78,6 +80,7 @@ impl Sink {
         while let Some(game) = stream.next_game() {
             self.games += 1;
             self.failed += usize::from(game.error.is_some());
+            self.with_moves += usize::from(game.error.is_none() && !game.plies.is_empty());
             self.flagged.extend(FlaggedSide::of_game(&game));
             if let Some((out, path)) = &mut self.ndjson {
                 // Flushed a game at a time, so the file can be followed as it grows.
@@ -125,6 +128,24 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
             None => return usage_error(format!("--rating {r}: expected NAME=ELO")),
         }
     }
+    // Every output is opened before any work: a path that cannot be written is a usage
+    // error now, not after the whole analysis (an existing file is not emptied here).
+    for (flag, path) in [
+        ("--json", &args.json),
+        ("--pgn", &args.pgn),
+        ("--log", &args.log),
+        ("--results", &args.results),
+    ] {
+        if let Some(p) = path.as_ref().filter(|p| p.as_path() != Path::new("-")) {
+            if let Err(e) = std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(p)
+            {
+                return usage_error(format!("{flag} {}: cannot write: {e}", p.display()));
+            }
+        }
+    }
     let ndjson = match &args.ndjson {
         None => None,
         Some(p) if p.as_path() == Path::new("-") => {
@@ -144,6 +165,7 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
         kept: whole.then(Vec::new),
         games: 0,
         failed: 0,
+        with_moves: 0,
         flagged: Vec::new(),
     };
     let pass = Pass {
@@ -199,6 +221,7 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
             kept: Some(Vec::new()),
             games: 0,
             failed: 0,
+            with_moves: 0,
             flagged: Vec::new(),
         };
         let full = Pass {
@@ -247,6 +270,16 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
         }
         text += &render::player_table_of(&report, sink.failed, &sink.flagged);
         stdout(&text);
+    }
+    // Nothing to analyse (an empty file, text that is not PGN, only games that could
+    // not be imported) is not a clean result: said, and exit code 1. A shard may be
+    // dealt no game.
+    if sink.with_moves == 0 && args.shard.is_none() {
+        eprintln!(
+            "fairsight: no game with a move to analyse in the input ({} game(s) read, {} could not be imported)",
+            sink.games, sink.failed
+        );
+        failed += 1;
     }
     Ok(if failed == 0 {
         ExitCode::SUCCESS
