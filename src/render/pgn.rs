@@ -89,7 +89,12 @@ fn annotated_game(game: &GameReport) -> String {
             parts.push("Better than the engine's first choice.".to_owned());
         }
         if let (true, Some(p)) = (engine_like, ply.engine_probability) {
-            let mut s = format!("Engine-like move, {:.1}% confidence.", p * 100.0);
+            // The classifier's probability for one move, not a finding: clean players make many
+            // such moves (a PGN is forwarded to players; "confidence" read as an accusation).
+            let mut s = format!(
+                "Engine-like move (move classifier: {:.1}%; one move says little).",
+                p * 100.0
+            );
             let idea = crate::model::vector::tactic_length(&game.plies, i);
             if idea >= 2 {
                 let _ = write!(s, " The first move of a {idea}-move forced sequence.");
@@ -181,6 +186,19 @@ fn summary(side: Side, s: &SideReport) -> String {
         out.push_str(": no moves analysed");
     } else {
         let mut parts = vec![count(a.analysed_plies, "move analysed", "moves analysed")];
+        // The answer first, as in the table and the page: the game side's level.
+        if let Some(x) = &s.assessment {
+            parts.insert(
+                0,
+                format!(
+                    "{} (probability of engine assistance {}; unclear from {}, look closer from {})",
+                    x.level.name(),
+                    crate::model::assessment::probability_percent(x.probability, x.thresholds),
+                    crate::model::assessment::threshold_percent(x.thresholds.0),
+                    crate::model::assessment::threshold_percent(x.thresholds.1),
+                ),
+            );
+        }
         if let Some(acpl) = a.acpl {
             parts.push(format!("ACPL {acpl:.1}"));
         }
@@ -203,7 +221,7 @@ fn summary(side: Side, s: &SideReport) -> String {
                 let _ = write!(p, " ({:.0}%)", r * 100.0);
             }
             if let Some(m) = c.mean_probability {
-                let _ = write!(p, ", mean engine probability {:.0}%", m * 100.0);
+                let _ = write!(p, ", classifier mean {:.0}%", m * 100.0);
             }
             parts.push(p);
         }
@@ -456,7 +474,7 @@ mod tests {
         let text = movetext(&annotated_pgn(&report(vec![game(&[], ps)])));
         assert!(
             text.starts_with(
-                "1. e4 {Engine-like move, 73.2% confidence. The first move of a 2-move forced sequence.} 1... e5 2. Nf3 Nc6 {"
+                "1. e4 {Engine-like move (move classifier: 73.2%; one move says little). The first move of a 2-move forced sequence.} 1... e5 2. Nf3 Nc6 {"
             ),
             "{text}"
         );
@@ -510,13 +528,25 @@ mod tests {
         w.excluded.insert(Exclusion::Forced, 1);
         w.excluded.insert(Exclusion::Book, 4);
         g.sides.black.stats.excluded.insert(Exclusion::Early, 3);
+        // The side's level first, as the table says it, with its thresholds.
+        g.sides.white.assessment = Some(crate::model::assessment::Assessment {
+            probability: 0.612,
+            level: crate::model::assessment::Level::Unclear,
+            reasons: Vec::new(),
+            basis: "rated, no clocks".to_owned(),
+            thresholds: (0.458, 0.809),
+            moves: 31,
+            hint: None,
+            resembles: None,
+        });
         let mut b = game(&[], plies(1, Side::White, &["d4"]));
         b.sides.white.stats.analysed_plies = 1;
         b.sides.white.stats.blunders = 1;
         let pgn = annotated_pgn(&report(vec![g, b])).replace('\n', " ");
         assert!(
             pgn.contains(
-                "{White (Carlsen): 31 moves analysed, ACPL 22.4, accuracy 88.1%, \
+                "{White (Carlsen): unclear (probability of engine assistance 61%; unclear \
+                 from 46%, look closer from 81%), 31 moves analysed, ACPL 22.4, accuracy 88.1%, \
                  engine match 52% [41-63%], 0 blunders, 1 mistake, 2 inaccuracies; \
                  excluded: 4 book, 1 forced} {Black (Nepo): no moves analysed; \
                  excluded: 3 early} *"
