@@ -136,14 +136,13 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
         ("--log", &args.log),
         ("--results", &args.results),
     ] {
-        if let Some(p) = path.as_ref().filter(|p| p.as_path() != Path::new("-")) {
-            if let Err(e) = std::fs::OpenOptions::new()
+        if let Some(p) = path.as_ref().filter(|p| p.as_path() != Path::new("-"))
+            && let Err(e) = std::fs::OpenOptions::new()
                 .append(true)
                 .create(true)
                 .open(p)
-            {
-                return usage_error(format!("{flag} {}: cannot write: {e}", p.display()));
-            }
+        {
+            return usage_error(format!("{flag} {}: cannot write: {e}", p.display()));
         }
     }
     let ndjson = match &args.ndjson {
