@@ -3,7 +3,8 @@
 # position in the move odds ... (session 58)"): the move classifier's out-of-fold
 # probabilities from the manifest it was trained on, the assessment fitted on the pinned
 # corpus manifest, ten fold models, the thresholds and scaling set on the sides they did
-# not see; then each output compared with the shipped file, byte for byte.
+# not see (a player's above the clean pseudo-players and, since session 62, the clean real
+# players of those sides); then each output compared with the shipped file, byte for byte.
 #
 #   scripts/refit.sh [WORK]
 #
@@ -76,7 +77,7 @@ say "thresholds and scaling"
   $(for n in $(seq 1 10); do echo --cross "$WORK/fit-g$n.json=$WORK/folds/fold-$n.json"; done) \
   --classifier-oof "$WORK/classifier-oof.json" --players --band-apart \
   --lower-rated 1600,1900,2200 --band-rate 0.005 --calibrate \
-  --clocks-scale --clocks-experts top,weaker $THRESHOLDS_ARGS \
+  --clocks-scale --clocks-experts top,weaker --real-players $THRESHOLDS_ARGS \
   --out "$WORK/assessment.json" > "$WORK/thresholds.log" 2>&1
 
 status=0

@@ -2452,6 +2452,44 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
         "{}",
         model["source"]
     );
+    // `--real-players`: the real players of 5 or more games among the same sides are
+    // read too, each on all their games pooled, and bound the threshold with their
+    // highest and their tail (`real_players_bound`, unit-tested); said, and in the source.
+    let out = run_with(
+        none_file.to_str().unwrap(),
+        "30",
+        &["--players", "--real-players"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = stderr(&out);
+    let line = said
+        .lines()
+        .find(|l| l.starts_with("players of 5+ games, rated, no clocks: look closer from"))
+        .unwrap_or_else(|| panic!("{said}"));
+    let part = line
+        .split("; ")
+        .find(|p| p.starts_with("real players: "))
+        .unwrap_or_else(|| panic!("{line}"));
+    let with_real = read_json(&out_model);
+    let player_real = rated_variant(&with_real)["lookCloserPlayer"]
+        .as_f64()
+        .unwrap();
+    if number_after(part, "real players: ") > 0.0 {
+        let real = number_after(part, "highest ").max(number_after(part, "tail "));
+        assert!(
+            player_real >= player.max(real.min(0.999)) - 0.0006,
+            "{line}"
+        );
+    } else {
+        assert_eq!(player_real, player, "{line}");
+    }
+    assert!(
+        with_real["source"].as_str().unwrap().ends_with(
+            "a player's from the clean pseudo-players and real players of the same sides"
+        ),
+        "{}",
+        with_real["source"]
+    );
     // With `--band-apart`, a band's players have a threshold of their own, from the
     // pseudo-players of its mean ratings, never under the band's side threshold.
     let out = run_with(

@@ -38,7 +38,7 @@ use fairsight::{
 };
 
 use super::{
-    super::corpus::{Label, Manifest, Record, Split, fnv1a, load_records, rebuild, rebuild_games},
+    super::corpus::{Label, Manifest, Record, Split, fnv1a, load_records, rebuild_games},
     train_fit::{Rng, Scaler, auc, forest_model, logistic_l2},
 };
 
@@ -196,6 +196,15 @@ pub struct ThresholdsArgs {
     /// alone would flag a modern unrated player more often than they say.
     #[arg(long)]
     unrated_withheld: bool,
+    /// With `--players`: a player's `look closer` also above every clean real player of 5
+    /// or more games among the same sides (each read by the model that never saw them, on
+    /// all their games pooled) and their normal tail, and a player's `unclear` where a
+    /// tenth of them are when that is higher than the pseudo-players' tenth (with 20 or
+    /// more of the kind). A real player's games share their style and form, which
+    /// pseudo-players, pooled from different players, lack: on the test split 12 of 77
+    /// clean real players reached the `unclear` set on pseudo-players alone.
+    #[arg(long, requires = "players")]
+    real_players: bool,
     /// Then put back the rated kinds of input of this model whole (their experts,
     /// scalings, thresholds and bands), in place of those just set: for a fit whose new
     /// games are all unrated, so its unrated kinds are fitted and set again while every
@@ -843,6 +852,7 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
             },
             a.band_apart,
             a.unrated_withheld,
+            a.real_players,
             &mut model,
         )?;
         eprint!("{card}");
@@ -885,7 +895,9 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
         } else {
             changed.join(", ")
         },
-        if a.players {
+        if a.players && a.real_players {
+            "from the clean pseudo-players and real players of the same sides"
+        } else if a.players {
             "from the clean pseudo-players of the same sides"
         } else {
             "kept (never below a side's)"
@@ -2169,6 +2181,7 @@ fn fit(a: FitArgs) -> Result<()> {
         "the validation split",
         false,
         false,
+        false,
         &mut model,
     )?);
     std::fs::write(&a.out, model.to_json() + "\n")
@@ -2259,11 +2272,23 @@ fn set_player_thresholds(
     what: &str,
     band_apart: bool,
     withheld: bool,
+    real: bool,
     model: &mut AssessmentModel,
 ) -> Result<String> {
     let mut by_size: Vec<(usize, Vec<PseudoPlayer>)> =
         PLAYER_GAMES.iter().map(|&n| (n, Vec::new())).collect();
+    let mut reals: Vec<PseudoPlayer> = Vec::new();
     for (records, reader) in groups {
+        if real {
+            let (read, unrated) =
+                real_players_read(records, reader, PLAYER_GAMES[0], oof, withheld)?;
+            reals.extend(read);
+            reals.extend(
+                unrated
+                    .into_iter()
+                    .filter(|p| p.elo.is_some() && !p.basis.starts_with("rated")),
+            );
+        }
         let clean: Vec<Record> = records
             .iter()
             .filter(|r| r.label == Label::Human)
@@ -2296,8 +2321,12 @@ fn set_player_thresholds(
                 .unwrap_or(bounds.len())
         };
         for (i, b) in v.lower_rated.iter_mut().enumerate().take(bounds.len()) {
-            let (bound, parts) = player_bound(&by_size, &basis, |p| band_of(p) == i);
-            b.look_closer_player = Some(b.look_closer.max(bound.min(0.999)));
+            let (bound, mut parts) = player_bound(&by_size, &basis, |p| band_of(p) == i);
+            let (real_bound, _, words) = real_players_bound(&reals, &basis, |p| band_of(p) == i);
+            if real {
+                parts.push(words);
+            }
+            b.look_closer_player = Some(b.look_closer.max(bound.max(real_bound).min(0.999)));
             let rated = match i {
                 0 => format!("under {}", b.below),
                 _ => format!("{}-{}", bounds[i - 1], b.below - 1.0),
@@ -2339,9 +2368,21 @@ fn set_player_thresholds(
                 human.len()
             ));
         }
-        v.look_closer_player = v.look_closer.max(bound.min(0.999));
+        // With `real`, also above every clean real player of the kind and their normal
+        // tail, and `unclear` where a tenth of them are, when that is higher: a real
+        // player's games share their style and form, which pseudo-players lack.
+        let (real_bound, real_unclear, words) =
+            real_players_bound(&reals, &basis, |p| band_of(p) == bounds.len());
+        if real {
+            parts.push(words);
+            unclear = match (unclear, real_unclear) {
+                (Some(u), Some(r)) => Some(u.max(r)),
+                (u, r) => u.or(r),
+            };
+        }
+        v.look_closer_player = v.look_closer.max(bound.max(real_bound).min(0.999));
         // A player read by player experts, on their own scale, is `unclear` as a tenth of
-        // the clean pseudo-players of five games are.
+        // the clean pseudo-players of five games are (or of the real players, above).
         if v.has_player_reading() {
             v.unclear_player = unclear.map(|u| u.min(v.look_closer_player));
             if let Some(u) = v.unclear_player {
@@ -2385,6 +2426,41 @@ fn player_bound(
     }
     (bound, parts)
 }
+
+/// A player threshold's bound from the clean real players (of 5 or more games) of a kind
+/// of input that `pick` keeps: above the highest and the normal tail of their logits
+/// (each player counted once: real players do not overlap); where a tenth of them are
+/// (with [`MIN_REAL_PLAYERS`] or more of them, else none); and the words for both.
+fn real_players_bound(
+    reals: &[PseudoPlayer],
+    basis: &str,
+    pick: impl Fn(&PseudoPlayer) -> bool,
+) -> (f64, Option<f64>, String) {
+    let human = sorted(
+        reals
+            .iter()
+            .filter(|p| p.basis == basis && !p.probability.is_nan() && pick(p))
+            .map(|p| p.probability)
+            .collect(),
+    );
+    let top = human.last().copied().unwrap_or(0.0);
+    let tail = normal_tail(&human, player_z(human.len()));
+    let unclear = (human.len() >= MIN_REAL_PLAYERS).then(|| percentile(&human, 0.90));
+    let words = format!(
+        "real players: {}, highest {top:.3}, tail {tail:.3}{}",
+        human.len(),
+        unclear.map_or(String::new(), |u| format!(", a tenth from {u:.3}"))
+    );
+    let bound = if human.is_empty() {
+        0.0
+    } else {
+        (top + 1e-9).max(tail)
+    };
+    (bound, unclear, words)
+}
+
+/// Fewest clean real players of a kind of input whose tenth sets a player's `unclear`.
+const MIN_REAL_PLAYERS: usize = 20;
 
 /// The sizes of the pseudo-players a player's threshold is set above.
 const PLAYER_GAMES: [usize; 3] = [5, 10, 20];
@@ -3614,33 +3690,72 @@ fn real_players(
 ) -> Result<Vec<PseudoPlayer>> {
     let records: Vec<Record> = load_records(corpus, &[], None, Some(split))?
         .into_iter()
-        .filter(|r| r.label == Label::Human && !without.contains(&r.source))
+        .filter(|r| !without.contains(&r.source))
+        .collect();
+    let (players, unrated) = real_players_read(&records, model, min_games, None, withheld)?;
+    Ok(if withheld { unrated } else { players })
+}
+
+/// The real players of the clean human games of `records` with `min_games` or more of
+/// them, each read by `model` on all their games pooled as the page and the CLI read a
+/// player (their z-scores narrowed by their player effects), the classifier's
+/// probabilities out of fold where `oof` has them; and with `withheld` the same players
+/// read again with their rating withheld (else empty).
+fn real_players_read(
+    records: &[Record],
+    model: &AssessmentModel,
+    min_games: usize,
+    oof: Option<&ClassifierOof>,
+    withheld: bool,
+) -> Result<(Vec<PseudoPlayer>, Vec<PseudoPlayer>)> {
+    let records: Vec<Record> = records
+        .iter()
+        .filter(|r| r.label == Label::Human)
+        .cloned()
         .collect();
     if records.is_empty() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     }
-    let report = rebuild(&records)?;
+    let mut report = rebuild_games(&records)?;
+    if let Some(oof) = oof {
+        with_out_of_fold(&mut report.games, &records, oof)?;
+    }
+    let mut games = std::collections::HashMap::<String, usize>::new();
+    for g in &report.games {
+        for side in [Side::White, Side::Black] {
+            *games
+                .entry(g.sides.get(side).player.to_lowercase())
+                .or_default() += 1;
+        }
+    }
+    report.players = fairsight::fit::players_without_fits(&mut report, |k| {
+        games.get(k).is_some_and(|n| *n >= min_games)
+    });
     let calibration =
         Calibration::builtin().filter(|c| c.applies_to(&report.settings, &report.engine));
-    Ok(report
-        .players
-        .iter()
-        .filter(|p| p.games >= min_games)
-        .map(|p| {
-            let rating = p.rating.map_or("-".into(), |e| format!("{e:.0}"));
-            let members = vec![format!("{}, {} games, rated {rating}", p.name, p.games)];
-            assess_player(
-                &report,
-                calibration,
-                p,
-                Kind::Human,
-                model,
-                members,
-                p.rating,
-                withheld,
-            )
-        })
-        .collect())
+    let read = |withheld: bool| -> Vec<PseudoPlayer> {
+        report
+            .players
+            .iter()
+            .filter(|p| p.games >= min_games)
+            .map(|p| {
+                let rating = p.rating.map_or("-".into(), |e| format!("{e:.0}"));
+                let members = vec![format!("{}, {} games, rated {rating}", p.name, p.games)];
+                assess_player(
+                    &report,
+                    calibration,
+                    p,
+                    Kind::Human,
+                    model,
+                    members,
+                    p.rating,
+                    withheld,
+                )
+            })
+            .collect()
+    };
+    let unrated = if withheld { read(true) } else { Vec::new() };
+    Ok((read(false), unrated))
 }
 
 /// A game side for [`pseudo_players`]: kind, rating, record index, side.
@@ -4799,6 +4914,60 @@ mod tests {
         let point = covered_point as f64 / trials as f64;
         assert!((0.93..=0.97).contains(&share), "{share}");
         assert!((0.35..=0.6).contains(&point), "{point}");
+    }
+
+    #[test]
+    fn real_players_bound_a_players_thresholds_only_in_their_own_kind_and_band() {
+        let player = |probability: f64, basis: &str, elo: f64| PseudoPlayer {
+            kind: Kind::Human,
+            level: None,
+            probability,
+            basis: basis.to_owned(),
+            members: Vec::new(),
+            reasons: Vec::new(),
+            elo: Some(elo),
+            games: 5,
+            look_closer: f64::NAN,
+        };
+        // 30 clean players of the rated kind rated 2,200+, at 0.01 to 0.30; one of the
+        // unrated kind at 0.99 and one rated under 2,200 at 0.95, which neither reads.
+        let mut reals: Vec<PseudoPlayer> = (1..=30)
+            .map(|k| player(k as f64 / 100.0, "rated, no clocks", 2300.0))
+            .collect();
+        reals.push(player(0.99, "unrated, no clocks", 2300.0));
+        reals.push(player(0.95, "rated, no clocks", 2000.0));
+        reals.push(player(f64::NAN, "rated, no clocks", 2300.0));
+        let top = |p: &PseudoPlayer| p.elo.is_some_and(|e| e >= 2200.0);
+        let (bound, unclear, words) = real_players_bound(&reals, "rated, no clocks", top);
+        // A tenth of the 30 are above 0.271 (the 90th percentile of 0.01..0.30).
+        let unclear = unclear.expect("30 players set a tenth");
+        assert!((unclear - 0.271).abs() < 1e-9, "{unclear}");
+        assert_eq!(
+            reals[..30]
+                .iter()
+                .filter(|p| p.probability > unclear)
+                .count(),
+            3
+        );
+        // Above the highest (0.30) and the normal tail of their logits, which is higher.
+        let logits: Vec<f64> = (1..=30).map(|k| logit(k as f64 / 100.0)).collect();
+        let (mean, sd) = mean_sd(&logits);
+        let tail = 1.0 / (1.0 + (-(mean + player_z(30) * sd)).exp());
+        assert!(
+            tail > 0.30 && (bound - tail).abs() < 1e-12,
+            "{bound} {tail}"
+        );
+        assert!(
+            words.starts_with("real players: 30, highest 0.300"),
+            "{words}"
+        );
+        // The band under 2,200 holds one player: the highest bounds it, no tail, no tenth.
+        let (bound, unclear, _) = real_players_bound(&reals, "rated, no clocks", |p| !top(p));
+        assert_eq!((bound, unclear), (0.95 + 1e-9, None));
+        // Fewer than 20 players give no tenth; none give no bound.
+        let few = &reals[..19];
+        assert_eq!(real_players_bound(few, "rated, no clocks", top).1, None);
+        assert_eq!(real_players_bound(few, "rated, clocks", top).0, 0.0);
     }
 
     #[test]
@@ -6351,7 +6520,7 @@ mod tests {
                 r
             })
             .collect();
-        let direct = rebuild(&renamed).unwrap();
+        let direct = crate::cli::corpus::rebuild(&renamed).unwrap();
         assert_eq!(pooled.players.len(), 2, "only the pseudo-players");
         for name in [&a, &b] {
             let mut want = direct
