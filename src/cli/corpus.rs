@@ -1830,6 +1830,57 @@ mod tests {
             }
         }
         assert!(!table.contains("clocks model"), "{table}");
+        // The answer first: the count at each level, then the players from the most
+        // engine-like down (level, then probability), those without an assessment last.
+        let count = |l: &str| {
+            report
+                .players
+                .iter()
+                .filter(|p| p.assessment.as_ref().is_some_and(|a| a.level.name() == l))
+                .count()
+        };
+        let summary = format!(
+            "{} player(s): {} look closer, {} unclear, {} no concern",
+            report.players.len(),
+            count("look closer"),
+            count("unclear"),
+            count("no concern")
+        );
+        assert!(table.contains(&summary), "{summary}\n{table}");
+        let mut want: Vec<(u8, f64, String)> = report
+            .players
+            .iter()
+            .map(|p| match &p.assessment {
+                Some(a) => (
+                    match a.level.name() {
+                        "look closer" => 0,
+                        "unclear" => 1,
+                        _ => 2,
+                    },
+                    -a.probability,
+                    p.name.clone(),
+                ),
+                None => (3, 0.0, p.name.clone()),
+            })
+            .collect();
+        want.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        assert!(
+            want.iter().any(|w| w.0 < 2),
+            "a player above no concern: {table}"
+        );
+        let at = |name: &str| {
+            table
+                .find(&format!("\n  {name}: "))
+                .unwrap_or_else(|| panic!("{name}: {table}"))
+        };
+        for pair in want.windows(2) {
+            assert!(
+                at(&pair[0].2) < at(&pair[1].2),
+                "{} before {}: {table}",
+                pair[0].2,
+                pair[1].2
+            );
+        }
         // A streamed run keeps no games: the sides it flagged as its games finished give
         // the same table.
         let sides: Vec<_> = report

@@ -116,8 +116,41 @@ fn assessment_lines(report: &Report, flagged: &[FlaggedSide]) -> String {
     for f in flagged {
         *alone.entry(f.player.to_lowercase()).or_default() += 1;
     }
-    out.push_str(&format!("fair-play assessment ({model}):\n"));
-    for p in &report.players {
+    // The answer first: how many players at each level, then the players from the most
+    // engine-like down (level, then probability; the input's order among equals), those
+    // without an assessment last.
+    let mut players: Vec<&crate::report::PlayerReport> = report.players.iter().collect();
+    let level = |p: &crate::report::PlayerReport| p.assessment.as_ref().map(|a| a.level);
+    let probability = |p: &crate::report::PlayerReport| {
+        p.assessment
+            .as_ref()
+            .map_or(f64::NEG_INFINITY, |a| a.probability)
+    };
+    players.sort_by(|a, b| {
+        level(b)
+            .cmp(&level(a))
+            .then_with(|| probability(b).total_cmp(&probability(a)))
+    });
+    let at = |level| {
+        players
+            .iter()
+            .filter(|p| p.assessment.as_ref().is_some_and(|a| a.level == level))
+            .count()
+    };
+    let unassessed = players.iter().filter(|p| p.assessment.is_none()).count();
+    out.push_str(&format!(
+        "fair-play assessment ({model}): {} player(s): {} look closer, {} unclear, {} no concern{}; the most engine-like first\n",
+        players.len(),
+        at(Level::LookCloser),
+        at(Level::Unclear),
+        at(Level::NoConcern),
+        if unassessed > 0 {
+            format!(", {unassessed} without an assessment (too few moves)")
+        } else {
+            String::new()
+        }
+    ));
+    for p in players {
         let Some(a) = &p.assessment else {
             out.push_str(&format!(
                 "  {}: no assessment ({} analysed moves; at least {} are needed)\n",
