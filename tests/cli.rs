@@ -2408,13 +2408,17 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
     // For the model fitted on none of them, the 36 train sides are unseen too, and make
     // pseudo-players of 5 and 10 games: the threshold lies above every one of them and
     // above their normal tail (each printed to 3 decimals), never below a side's.
-    let out = run_with(none_file.to_str().unwrap(), "30", &["--players"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let said = stderr(&out);
-    let line = said
-        .lines()
-        .find(|l| l.starts_with("players of 5+ games, rated, no clocks: look closer from"))
-        .unwrap_or_else(|| panic!("{said}"));
+    // The card's line of a player's threshold for rated input, from a run with `flags`.
+    let players_line = |flags: &[&str]| -> String {
+        let out = run_with(none_file.to_str().unwrap(), "30", flags);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let said = stderr(&out);
+        said.lines()
+            .find(|l| l.starts_with("players of 5+ games, rated, no clocks: look closer from"))
+            .unwrap_or_else(|| panic!("{said}"))
+            .to_owned()
+    };
+    let line = players_line(&["--players"]);
     let number_after = |part: &str, key: &str| -> f64 {
         let rest = &part[part.find(key).unwrap_or_else(|| panic!("{line}")) + key.len()..];
         let end = rest
@@ -2455,17 +2459,7 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
     // `--real-players`: the real players of 5 or more games among the same sides are
     // read too, each on all their games pooled, and bound the threshold with their
     // highest and their tail (`real_players_bound`, unit-tested); said, and in the source.
-    let out = run_with(
-        none_file.to_str().unwrap(),
-        "30",
-        &["--players", "--real-players"],
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let said = stderr(&out);
-    let line = said
-        .lines()
-        .find(|l| l.starts_with("players of 5+ games, rated, no clocks: look closer from"))
-        .unwrap_or_else(|| panic!("{said}"));
+    let line = players_line(&["--players", "--real-players"]);
     let part = line
         .split("; ")
         .find(|p| p.starts_with("real players: "))
