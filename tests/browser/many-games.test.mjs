@@ -164,6 +164,25 @@ test('2,000 games: a virtualised list that sorts, filters and opens a game, on d
         return same;
       }, null, { polling: 200 });
       await page.screenshot({ path: path.join(shots, `many-games-open-${name}-${colorScheme}.png`) });
+      // With a game open the whole table is in view: its box does not scroll sideways
+      // (Black's columns used to sit behind a horizontal scroll, beside the game at
+      // 1280 px), and every column header is shown and within the window's width (on a
+      // phone, where each game is a card, the sort buttons: the groups' headers are not
+      // shown there, each button names its side).
+      const fit = await box.evaluate((el) => ({
+        scrollWidth: el.scrollWidth,
+        clientWidth: el.clientWidth,
+        viewport: document.documentElement.clientWidth,
+        headers: [...el.querySelectorAll('thead th')].map((th) => {
+          const r = th.getBoundingClientRect();
+          return { header: th.textContent.trim(), group: th.classList.contains('group'), left: Math.round(r.left), right: Math.round(r.right), width: Math.round(r.width) };
+        }),
+      }));
+      assert.ok(fit.scrollWidth <= fit.clientWidth + 1, `${name}: the games table scrolls sideways (${fit.scrollWidth}px of content in ${fit.clientWidth}px)`);
+      assert.equal(fit.headers.length, 19);
+      if (name === 'phone') fit.headers = fit.headers.filter((hd) => !hd.group);
+      const outside = fit.headers.filter((hd) => hd.width <= 0 || hd.left < 0 || hd.right > fit.viewport + 1);
+      assert.deepEqual(outside, [], `${name}: column headers hidden or outside the window (0-${fit.viewport}px)`);
       const after = await box.evaluate((el) => {
         el.scrollIntoView({ block: 'start' });
         const r = el.getBoundingClientRect();
