@@ -1556,9 +1556,9 @@ fn running(pid: u32) -> bool {
 #[cfg_attr(no_node_stockfish, ignore = "needs node_modules/stockfish: run npm ci")]
 fn no_engine_outlives_the_cli_when_it_finishes_or_is_killed() {
     require_node_engine();
-    // SIGTERM stands for any signal that ends the CLI (Ctrl-C's SIGINT reaches only the
-    // CLI, whose engines have their own process group; it cannot be tested here: under a
-    // non-interactive shell's background job, SIGINT is inherited as ignored).
+    // SIGTERM stands for a signal that ends the CLI (it stops after the searches under
+    // way, as Ctrl-C does: `ctrl_c_keeps_the_finished_games_and_a_cached_run_goes_on_from_them`;
+    // both reach only the CLI, whose engines have their own process group).
     for signal in [None, Some("-TERM")] {
         let out = tmp("orphans.json");
         let mut cli = Command::new(env!("CARGO_BIN_EXE_fairsight"))
@@ -1620,6 +1620,126 @@ fn no_engine_outlives_the_cli_when_it_finishes_or_is_killed() {
             "{signal:?}: engines left running: {left:?}"
         );
     }
+}
+
+#[test]
+#[cfg(unix)]
+#[cfg_attr(no_node_stockfish, ignore = "needs node_modules/stockfish: run npm ci")]
+fn ctrl_c_keeps_the_finished_games_and_a_cached_run_goes_on_from_them() {
+    use std::os::unix::process::CommandExt;
+    require_node_engine();
+    // Twelve games (the sample twice), analysed by two engines; Ctrl-C once the first
+    // game is written.
+    let input = tmp("stop-input.pgn");
+    let sample = std::fs::read_to_string(root().join("samples/club-blitz.pgn")).unwrap();
+    std::fs::write(&input, format!("{sample}\n\n{sample}")).unwrap();
+    let cache = tmp("stop-cache");
+    let _ = std::fs::remove_dir_all(&cache);
+    let (json, ndjson, resumed) = (
+        tmp("stop.json"),
+        tmp("stop.ndjson"),
+        tmp("stop-resumed.json"),
+    );
+    let _ = std::fs::remove_file(&ndjson);
+    let args = |out: &Path| -> Vec<String> {
+        [
+            "analyze",
+            input.to_str().unwrap(),
+            "--depth",
+            "8",
+            "--jobs",
+            "2",
+            "--quiet",
+            "--cache",
+            cache.to_str().unwrap(),
+            "--json",
+            out.to_str().unwrap(),
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let mut command = Command::new(env!("CARGO_BIN_EXE_fairsight"));
+    command
+        .args(args(&json))
+        .arg("--ndjson")
+        .arg(&ndjson)
+        .current_dir(root())
+        .stderr(std::process::Stdio::piped());
+    // A test harness may run with SIGINT ignored (a background job), which the CLI then
+    // leaves ignored: the child gets the default, as in a terminal.
+    // SAFETY: `signal` is async-signal-safe, as `pre_exec` requires.
+    unsafe {
+        command.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    let mut cli = command.spawn().unwrap();
+    let started = std::time::Instant::now();
+    while !std::fs::read_to_string(&ndjson).is_ok_and(|t| t.contains("\"kind\":\"game\""))
+        && started.elapsed() < std::time::Duration::from_secs(120)
+    {
+        assert!(
+            cli.try_wait().unwrap().is_none(),
+            "the run ended before a game was written"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let engines = children_of(cli.id());
+    let pid = libc::pid_t::try_from(cli.id()).unwrap();
+    // SAFETY: sends a signal to the child just spawned (not yet reaped).
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    let out = cli.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("stopped by Ctrl-C (SIGINT): the outputs hold the")
+            && err.contains("Run the same command again to go on"),
+        "{err}"
+    );
+    // The report holds the games finished, the first ones of the input, whole; the
+    // streamed report ends as a whole run's does, with the same count.
+    let stopped = read_json(&json);
+    let games = stopped["games"].as_array().unwrap();
+    assert!(
+        !games.is_empty() && games.len() < 12,
+        "{} games in the stopped run's report",
+        games.len()
+    );
+    for (i, g) in games.iter().enumerate() {
+        assert_eq!(g["index"], i, "the games finished are the first, in order");
+    }
+    let text = std::fs::read_to_string(&ndjson).unwrap();
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(last["kind"], "end");
+    assert_eq!(last["games"], games.len());
+    assert!(
+        err.contains(&format!("the {} game(s) finished before it", games.len())),
+        "{err}"
+    );
+    // No engine outlives the stopped run.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while engines.iter().any(|&p| running(p)) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(!engines.iter().any(|&p| running(p)), "engines left running");
+    // The same command again goes on from the cache: every game, the stopped run's
+    // games as they were.
+    let o = Command::new(env!("CARGO_BIN_EXE_fairsight"))
+        .args(args(&resumed))
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("positions from the cache"),
+        "{}",
+        stderr(&o)
+    );
+    let whole = read_json(&resumed);
+    let all = whole["games"].as_array().unwrap();
+    assert_eq!(all.len(), 12);
+    assert_eq!(&all[..games.len()], games.as_slice());
 }
 
 /// An engine that answers the handshake, never searches, and ignores `quit` and the end

@@ -25,6 +25,7 @@ use super::{
     BUILTIN_BOOK,
     args::{AnalyzeArgs, Mode, validate},
     cache::{FNV1A_EMPTY, fnv1a_more},
+    interrupt,
     output::{any_to_stdout, stdout, write_outputs},
     pool::{Run, RunOutcome, Runner},
     quick, usage_error,
@@ -62,6 +63,11 @@ struct Sink {
     failed: usize,
     /// The games with a move to analyse (imported, and not empty).
     with_moves: usize,
+    /// Games taken from the input for analysis (some may be in flight when the run is
+    /// stopped by a signal).
+    taken: usize,
+    /// The input was not read to its end (a signal stopped the run).
+    cut: bool,
     /// The game sides at `look closer`, as their games finish (the table lists them).
     flagged: Vec<FlaggedSide>,
 }
@@ -165,8 +171,13 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
         games: 0,
         failed: 0,
         with_moves: 0,
+        taken: 0,
+        cut: false,
         flagged: Vec::new(),
     };
+    // Ctrl-C or SIGTERM from here on stops the run after the searches under way; the
+    // games finished by then are written as usual.
+    interrupt::catch();
     let pass = Pass {
         args: &args,
         settings: &v.settings,
@@ -190,9 +201,13 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
     }
     let mut failed = outcome.failures.len();
 
-    // --full-for: the full analysis of the flagged players' games.
+    // --full-for: the full analysis of the flagged players' games (not after a signal).
     let mut quick_screen = None;
-    if let Some((rule, full_settings)) = &v.full_for {
+    if let Some((rule, full_settings)) = v
+        .full_for
+        .as_ref()
+        .filter(|_| interrupt::stopped().is_none())
+    {
         let ranked = quick::rank(&report, Some(*rule));
         let chosen = quick::games_of(&report, &ranked);
         eprintln!(
@@ -221,6 +236,8 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
             games: 0,
             failed: 0,
             with_moves: 0,
+            taken: 0,
+            cut: false,
             flagged: Vec::new(),
         };
         let full = Pass {
@@ -269,6 +286,28 @@ pub(crate) fn analyze(args: AnalyzeArgs) -> Result<ExitCode> {
         }
         text += &render::player_table_of(&report, sink.failed, &sink.flagged);
         stdout(&text);
+    }
+    // Stopped by a signal: said, with what the outputs hold, and the shell's code for it.
+    if let Some(signal) = interrupt::stopped() {
+        let left = sink.taken.saturating_sub(sink.games);
+        eprintln!(
+            "fairsight: stopped by {}: the outputs hold the {} game(s) finished before it; {left} game(s) under analysis{} were left out. {}",
+            interrupt::name(signal),
+            sink.games,
+            if sink.cut {
+                " and the rest of the input"
+            } else {
+                ""
+            },
+            if args.cache.is_some() {
+                "Run the same command again to go on: the searches done are in the cache."
+            } else {
+                "With --cache DIR, a stopped run's searches are kept and a second run goes on from them."
+            }
+        );
+        return Ok(ExitCode::from(
+            u8::try_from(128 + signal).unwrap_or(super::EXIT_USAGE),
+        ));
     }
     // Nothing to analyse (an empty file, text that is not PGN, only games that could
     // not be imported) is not a clean result: said, and exit code 1. A shard may be
@@ -417,6 +456,7 @@ impl Pass<'_> {
                         eprintln!("fairsight: {}: skipped {e}", f.display());
                     }
                 }
+                sink.taken += 1;
                 let jobs = stream.push(g, self.book);
                 runner.add_total(jobs.iter().map(|j| j.tasks.len()).sum());
                 for job in jobs {
@@ -434,6 +474,13 @@ impl Pass<'_> {
                 while stream.in_flight() >= IN_FLIGHT && wait(&mut runner, &mut stream) {
                     sink.drain(&mut stream)?;
                 }
+                if interrupt::stopped().is_some() {
+                    sink.cut = true;
+                    break;
+                }
+            }
+            if interrupt::stopped().is_some() {
+                break;
             }
             if self.shard.is_some() {
                 sources.push(ShardSource {

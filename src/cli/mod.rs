@@ -11,6 +11,7 @@ mod cache;
 mod corpus;
 mod engine;
 mod fit;
+mod interrupt;
 mod merge;
 mod output;
 mod pool;

@@ -17,6 +17,7 @@ use indicatif::ProgressBar;
 use super::{
     cache,
     engine::{Engine, engine_build},
+    interrupt,
     progress::{ProgressLog, progress_bar},
 };
 
@@ -178,13 +179,31 @@ impl Pool {
 
     /// The next outcome, waiting for it; `None` when no job is waiting (or every engine
     /// thread is gone).
+    /// After a signal asked the run to stop ([`interrupt`]), `None` at once (within a
+    /// tenth of a second while waiting).
     pub(crate) fn recv(&mut self) -> Option<Outcome> {
-        if self.waiting == 0 {
-            return None;
+        loop {
+            if self.waiting == 0 || interrupt::stopped().is_some() {
+                return None;
+            }
+            match self.rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(outcome) => {
+                    self.waiting -= 1;
+                    return Some(outcome);
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => return None,
+            }
         }
-        let outcome = self.rx.recv().ok()?;
-        self.waiting -= 1;
-        Some(outcome)
+    }
+
+    /// Drops the jobs no engine has taken: the engines end after the searches under way.
+    pub(crate) fn abandon(&mut self) {
+        let (lock, _) = &*self.queue;
+        if let Ok(mut q) = lock.lock() {
+            self.waiting -= q.jobs.len().min(self.waiting);
+            q.jobs.clear();
+        }
     }
 
     /// Lets the engines finish the queue and quit; waits for them.
@@ -365,8 +384,15 @@ impl<'r> Runner<'r> {
     }
 
     /// Stops the engines and says what the run did.
-    pub(crate) fn finish(self) -> RunOutcome {
+    pub(crate) fn finish(mut self) -> RunOutcome {
         self.bar.finish_and_clear();
+        if let Some(signal) = interrupt::stopped() {
+            eprintln!(
+                "fairsight: {}: stopping once the engines finish the searches under way (a second one quits at once)",
+                interrupt::name(signal)
+            );
+            self.pool.abandon();
+        }
         let workers = self.pool.engines();
         self.pool.close();
         if self.cached > 0 {
