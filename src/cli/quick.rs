@@ -255,6 +255,7 @@ mod tests {
                     moves: 10,
                     hint: None,
                     resembles: None,
+                    bars: String::new(),
                 });
                 r
             })

@@ -1499,6 +1499,28 @@ pub struct Assessment {
     /// expert that found it most engine-like (`null` at `no concern`).
     #[serde(default)]
     pub resembles: Option<String>,
+    /// The two thresholds and what they mean against clean players, in plain words:
+    /// "unclear from 24% (about 1 clean player in 10 reads higher), look closer from
+    /// 99.9% (fewer than 1 in 1,000)" ([`bars_words`]; empty in reports made before it).
+    #[serde(default)]
+    pub bars: String,
+}
+
+/// The thresholds (unclear, look closer) and what they are set to mean, in plain words:
+/// `unclear` where about a tenth of clean game sides (or players) of the kind read higher,
+/// `look closer` where at most 1% of clean game sides do (a player's: 0.1%, for a player
+/// read on their pooled games).
+pub fn bars_words(thresholds: (f64, f64), player: bool) -> String {
+    let (who, rate) = if player {
+        ("player", "1,000")
+    } else {
+        ("game side", "100")
+    };
+    format!(
+        "unclear from {} (about 1 clean {who} in 10 reads higher), look closer from {} (fewer than 1 in {rate})",
+        threshold_percent(thresholds.0),
+        threshold_percent(thresholds.1)
+    )
 }
 
 /// The rate of clean players a player's `look closer` is held to.
@@ -1528,6 +1550,19 @@ pub fn clean_sides_tail(k: usize, n: usize, p: f64) -> f64 {
 }
 
 impl Assessment {
+    /// [`Assessment::bars`], or for a report made before it the thresholds alone.
+    pub fn bars_text(&self) -> String {
+        if self.bars.is_empty() {
+            format!(
+                "unclear from {}, look closer from {}",
+                threshold_percent(self.thresholds.0),
+                threshold_percent(self.thresholds.1)
+            )
+        } else {
+            self.bars.clone()
+        }
+    }
+
     /// A player of several games is read on all of them pooled, and one assisted game
     /// among many can stay under the player's threshold; so a player whose game sides,
     /// each read on its own, reach `look closer` more often than chance allows a clean
@@ -2057,6 +2092,7 @@ impl AssessmentModel {
             moves: s.moves,
             hint,
             resembles,
+            bars: bars_words((unclear, look_closer), as_player),
         })
     }
 }
@@ -2527,9 +2563,20 @@ mod tests {
         );
         assert_eq!(player.thresholds, (0.4, 0.9));
         assert_eq!(player.level, Level::Unclear);
+        // Each says its bars and what they mean: a side's against clean game sides (1%),
+        // a player's against clean players (0.1%).
+        assert_eq!(
+            side.bars,
+            "unclear from 30% (about 1 clean game side in 10 reads higher), look closer from 80% (fewer than 1 in 100)"
+        );
+        assert_eq!(
+            player.bars,
+            "unclear from 40% (about 1 clean player in 10 reads higher), look closer from 90% (fewer than 1 in 1,000)"
+        );
         // Two games are read on the same scale, and held to the player's threshold too.
         s.games = 2;
         assert_eq!(m.assess(&s).unwrap().thresholds, (0.4, 0.9));
+        assert!(m.assess(&s).unwrap().bars.contains("clean player in 10"));
         s.games = 5;
         // Under the player's `unclear` (0.4) but over the side's (0.3): no concern.
         // Logit −2 + 2·1.38 = 0.76.

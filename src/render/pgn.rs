@@ -191,11 +191,10 @@ fn summary(side: Side, s: &SideReport) -> String {
             parts.insert(
                 0,
                 format!(
-                    "{} (probability of engine assistance {}; unclear from {}, look closer from {})",
+                    "{} (probability of engine assistance {}; {})",
                     x.level.name(),
                     crate::model::assessment::probability_percent(x.probability, x.thresholds),
-                    crate::model::assessment::threshold_percent(x.thresholds.0),
-                    crate::model::assessment::threshold_percent(x.thresholds.1),
+                    x.bars_text(),
                 ),
             );
         }
@@ -538,6 +537,7 @@ mod tests {
             moves: 31,
             hint: None,
             resembles: None,
+            bars: crate::model::assessment::bars_words((0.458, 0.809), false),
         });
         let mut b = game(&[], plies(1, Side::White, &["d4"]));
         b.sides.white.stats.analysed_plies = 1;
@@ -546,7 +546,8 @@ mod tests {
         assert!(
             pgn.contains(
                 "{White (Carlsen): unclear (probability of engine assistance 61%; unclear \
-                 from 46%, look closer from 81%), 31 moves analysed, ACPL 22.4, accuracy 88.1%, \
+                 from 46% (about 1 clean game side in 10 reads higher), look closer from 81% \
+                 (fewer than 1 in 100)), 31 moves analysed, ACPL 22.4, accuracy 88.1%, \
                  engine match 52% [41-63%], 0 blunders, 1 mistake, 2 inaccuracies; \
                  excluded: 4 book, 1 forced} {Black (Nepo): no moves analysed; \
                  excluded: 3 early} *"

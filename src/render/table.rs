@@ -165,15 +165,14 @@ fn assessment_lines(report: &Report, flagged: &[FlaggedSide]) -> String {
             .map_or("no rating".to_owned(), |r| format!("rated {r:.0}"));
         out.push_str(&format!(
             "  {}: {} (probability of engine assistance {}; {} game(s), {rating}, {} moves, \
-             the model for {}; unclear from {}, look closer from {})\n",
+             the model for {}; {})\n",
             p.name,
             a.level.name().to_uppercase(),
             crate::model::assessment::probability_percent(a.probability, a.thresholds),
             p.games,
             a.moves,
             basis_words(&a.basis),
-            crate::model::assessment::threshold_percent(a.thresholds.0),
-            crate::model::assessment::threshold_percent(a.thresholds.1)
+            a.bars_text()
         ));
         if let Some(w) = &a.resembles {
             out.push_str(&format!("      most like {w}\n"));

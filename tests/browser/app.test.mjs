@@ -1206,6 +1206,11 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
         const a = byName.get(n).assessment;
         const [rated, clocks] = a.basis.split(', ');
         assert.ok(sub.startsWith(`${a.moves} moves, the model for ${rated} games ${clocks === 'clocks' ? 'with clocks' : '(clocks not read)'}; `), `${n}: ${sub}`);
+        // The two bars and what they mean against clean players: a player of several
+        // games is held to a player's (1 in 1,000), one game to a game side's (1 in 100).
+        const [who, rate] = byName.get(n).games > 1 ? ['player', '1,000'] : ['game side', '100'];
+        assert.equal(a.bars, `unclear from ${thresholdText(a.thresholds[0])} (about 1 clean ${who} in 10 reads higher), look closer from ${thresholdText(a.thresholds[1])} (fewer than 1 in ${rate})`, n);
+        assert.ok(sub.includes(`; ${a.bars}`), `${n}: ${sub}`);
         assert.equal(score, shownPct(a), n);
       }
       // A player of several games: how their games read each on its own, in the card
@@ -1243,7 +1248,7 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
         const card = page.locator('.player-card', { has: page.locator(`h3:text-is("${p.name}")`) });
         assert.equal(await card.locator('.level-badge').textContent(), 'look closer');
         assert.equal(await card.locator('.assessment .hint').textContent(), `Hint: ${p.assessment.hint}.`);
-        assert.match(await card.locator('.assessment .sub').textContent(), /look closer from [\d.]+%, or when enough of their games reach it on their own\.$/);
+        assert.match(await card.locator('.assessment .sub').textContent(), /look closer from [\d.]+% \(fewer than 1 in 1,000\), or when enough of their games reach it on their own\.$/);
       }
       const meanings = await page.locator('#summary tbody tr').evaluateAll((rows) =>
         rows.map((r) => [r.querySelector('button.player-link').textContent, r.querySelector('td.meaning').textContent]));

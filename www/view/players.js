@@ -336,7 +336,7 @@ function assessmentBlock(p, report, levels, onRate) {
       info('probability')),
     h('p', {
       class: 'sub',
-      text: `${a.moves} moves, the model for ${basisWords(a.basis)}; unclear from ${thresholdPct(arr(a.thresholds)[0])}, look closer from ${thresholdPct(arr(a.thresholds)[1])}${raisedByGames(a) ? ', or when enough of their games reach it on their own' : ''}.`,
+      text: `${a.moves} moves, the model for ${basisWords(a.basis)}; ${str(a.bars) || `unclear from ${thresholdPct(arr(a.thresholds)[0])}, look closer from ${thresholdPct(arr(a.thresholds)[1])}`}${raisedByGames(a) ? ', or when enough of their games reach it on their own' : ''}.`,
     }),
   );
   if (a.resembles) box.append(h('p', { class: 'resembles', text: `Most like ${str(a.resembles)}.` }));
