@@ -4,7 +4,9 @@
 # probabilities from the manifest it was trained on, the assessment fitted on the pinned
 # corpus manifest, ten fold models, the thresholds and scaling set on the sides they did
 # not see (a player's above the clean pseudo-players and, since session 62, the clean real
-# players of those sides); then each output compared with the shipped file, byte for byte.
+# players of those sides; since session 63 an unrated kind's scaling of a player's games
+# fitted on the validation split's pseudo-players read without their rating); then each
+# output compared with the shipped file, byte for byte.
 #
 #   scripts/refit.sh [WORK]
 #
@@ -77,7 +79,7 @@ say "thresholds and scaling"
   $(for n in $(seq 1 10); do echo --cross "$WORK/fit-g$n.json=$WORK/folds/fold-$n.json"; done) \
   --classifier-oof "$WORK/classifier-oof.json" --players --band-apart \
   --lower-rated 1600,1900,2200 --band-rate 0.005 --calibrate \
-  --clocks-scale --clocks-experts top,weaker --real-players $THRESHOLDS_ARGS \
+  --clocks-scale --clocks-experts top,weaker --real-players --unrated-player-scale $THRESHOLDS_ARGS \
   --out "$WORK/assessment.json" > "$WORK/thresholds.log" 2>&1
 
 status=0

@@ -2097,6 +2097,43 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
         let source = read_json(&out_model)["source"].as_str().unwrap().to_owned();
         assert!(source.ends_with(&want), "{source}");
     }
+    // `--unrated-player-scale` fits an unrated kind's scaling of a player's games on the
+    // validation split's pseudo-players of 5 read without their rating: here 4 of each
+    // label, fewer than the 20 it needs, so each unrated kind keeps the shipped scaling,
+    // and says so (the fit itself: unit test
+    // `a_players_scaling_is_fitted_on_the_pseudo_players_it_reads`).
+    let out = run_with(
+        none_file.to_str().unwrap(),
+        "30",
+        &["--players", "--unrated-player-scale"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = stderr(&out);
+    for basis in ["unrated, no clocks", "unrated, clocks"] {
+        assert!(
+            said.contains(&format!(
+                "players, {basis}: too few pseudo-players of 5 games to fit a player's scaling"
+            )),
+            "{said}"
+        );
+    }
+    let scaled = read_json(&out_model);
+    for (new, old) in scaled["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(shipped["variants"].as_array().unwrap())
+    {
+        assert_eq!(new["plattPlayer"], old["plattPlayer"]);
+    }
+    assert!(
+        !scaled["source"]
+            .as_str()
+            .unwrap()
+            .contains("a player's scaling fitted again"),
+        "{}",
+        scaled["source"]
+    );
     // With `--unrated-withheld` every unseen clean rated side is also read with its
     // rating withheld, by the unrated kind its clocks call for, and the unrated kinds'
     // thresholds are set from those readings (this folder has no unrated side, so

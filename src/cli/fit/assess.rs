@@ -196,6 +196,17 @@ pub struct ThresholdsArgs {
     /// alone would flag a modern unrated player more often than they say.
     #[arg(long)]
     unrated_withheld: bool,
+    /// Fit each unrated kind's scaling of a player's pooled games again, before a
+    /// player's thresholds are set, on the pseudo-players of 5 games of the sides the
+    /// readers never saw (validation, and with `--cross` the train split), each read by
+    /// the reader that never saw it: its own and the rated ones read with their rating
+    /// withheld (as it reads a file without Elo tags), in the model and every reader
+    /// alike; and set its player thresholds from those clean players too (as
+    /// `--unrated-withheld` does, for players only). (The corpus's unrated games are all
+    /// clean, so a fit took the scaling fitted on the rated kind's players, where pooled
+    /// games read otherwise.)
+    #[arg(long, requires = "players")]
+    unrated_player_scale: bool,
     /// With `--players`: a player's `look closer` also above every clean real player of 5
     /// or more games among the same sides (each read by the model that never saw them, on
     /// all their games pooled) and their normal tail, and a player's `unclear` where a
@@ -823,11 +834,11 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
         .iter()
         .map(|v| v.look_closer_player)
         .collect();
+    // The same sides as a side's thresholds: validation, and train games the fit never
+    // saw (or, with `--cross`, a fold model never saw), each reader's own.
+    let mut by_reader: Vec<Vec<Record>> = vec![Vec::new(); readers.len()];
     if a.players {
-        // The same sides as a side's thresholds: validation, and train games the fit
-        // never saw (or, with `--cross`, a fold model never saw), each reader's own.
         let manifest = Manifest::load(&a.corpus)?;
-        let mut by_reader: Vec<Vec<Record>> = vec![Vec::new(); readers.len()];
         for r in load_records(&a.corpus, &[], None, None)? {
             if let Some(k) = manifest
                 .games
@@ -837,6 +848,48 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
                 by_reader[k].push(r);
             }
         }
+    }
+    let mut player_scale_words = String::new();
+    if a.unrated_player_scale {
+        let groups: Vec<(&[Record], &AssessmentModel)> = by_reader
+            .iter()
+            .zip(&readers)
+            .map(|(records, m)| (records.as_slice(), m))
+            .collect();
+        let card = set_player_calibration(
+            &groups,
+            oof.as_ref(),
+            &mut model,
+            PLAYER_GAMES[0],
+            MIN_PLAYER_SCALE,
+            |v| !v.rated,
+        )?;
+        eprint!("{card}");
+        let mut scaled = Vec::new();
+        for v in model.variants.iter().filter(|v| !v.rated) {
+            let Some(ab) = v.platt_player else { continue };
+            if !card.contains(&format!(
+                "players, {}: the player reading scaled",
+                v.basis()
+            )) {
+                continue;
+            }
+            scaled.push(v.basis());
+            for m in readers.iter_mut() {
+                for w in m.variants.iter_mut().filter(|w| w.basis() == v.basis()) {
+                    w.platt_player = Some(ab);
+                }
+            }
+        }
+        if !scaled.is_empty() {
+            player_scale_words = format!(
+                "; a player's scaling fitted again for {} on the pseudo-players of {} games of every kind the models never saw, the rated ones read with their rating withheld",
+                scaled.join(", "),
+                PLAYER_GAMES[0]
+            );
+        }
+    }
+    if a.players {
         let groups: Vec<(&[Record], &AssessmentModel)> = by_reader
             .iter()
             .zip(&readers)
@@ -851,8 +904,11 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
                 "the validation split and the train games, each read by a model that never saw it"
             },
             a.band_apart,
-            a.unrated_withheld,
+            // A player's scale fitted on players read without their rating sets an
+            // unrated kind's player bars on the same players.
+            a.unrated_withheld || a.unrated_player_scale,
             a.real_players,
+            a.unrated_player_scale,
             &mut model,
         )?;
         eprint!("{card}");
@@ -917,7 +973,8 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
             100.0 * a.band_rate,
             banded.join(", ")
         )
-    } + &clocks_words;
+    } + &clocks_words
+        + &player_scale_words;
     if let Some(path) = &a.keep_rated_from {
         let mut slot = None;
         let kept = load_model(Some(path), &mut slot)?;
@@ -2169,16 +2226,21 @@ fn fit(a: FitArgs) -> Result<()> {
     };
     card.push('\n');
     let validation = load_records(&a.corpus, &[], None, Some(Split::Validation))?;
+    let unscaled = model.clone();
     card.push_str(&set_player_calibration(
-        &validation,
+        &[(&validation, &unscaled)],
+        None,
         &mut model,
         PLAYER_GAMES[0],
+        MIN_PLAYER_SCALE,
+        |_| true,
     )?);
     let reader = model.clone();
     card.push_str(&set_player_thresholds(
         &[(&validation, &reader)],
         None,
         "the validation split",
+        false,
         false,
         false,
         false,
@@ -2195,29 +2257,51 @@ fn fit(a: FitArgs) -> Result<()> {
 /// [`AssessmentVariant::platt_player`]) on pseudo-players of `size` games (for a fit,
 /// [`PLAYER_GAMES`]' smallest) made of `records` (the validation split: the clean sides in one grouping, the
 /// engine-assisted ones by kind), as a side's scaling is fitted on the validation split's
-/// sides. A kind of input with fewer than 5 pseudo-players of either label takes the
-/// scaling fitted on all kinds' pseudo-players together. Kinds without player experts
-/// keep the side's scaling. Returns the model card's lines.
+/// sides. An unrated kind reads, beside its own pseudo-players, the rated ones read with
+/// their rating withheld (as it reads a file without Elo tags): the corpus's unrated
+/// games are few and all clean. A kind of input with fewer than `min` pseudo-players of
+/// either label takes the scaling fitted on the pseudo-players of the kinds read alike
+/// (rated or unrated) together, or failing that of all kinds. Kinds without player
+/// experts keep the side's scaling; only the kinds `pick` keeps are fitted. Returns the
+/// model card's lines.
 fn set_player_calibration(
-    records: &[Record],
+    groups: &[(&[Record], &AssessmentModel)],
+    oof: Option<&ClassifierOof>,
     model: &mut AssessmentModel,
     size: usize,
+    min: usize,
+    pick: impl Fn(&AssessmentVariant) -> bool,
 ) -> Result<String> {
     let read: Vec<String> = model
         .variants
         .iter()
-        .filter(|v| v.has_player_reading())
+        .filter(|v| v.has_player_reading() && pick(v))
         .map(|v| v.basis())
         .collect();
     if read.is_empty() {
         return Ok(String::new());
     }
-    // The raw player reading: no scaling.
-    let mut raw = model.clone();
-    for v in &mut raw.variants {
-        v.platt_player = Some((1.0, 0.0));
+    let unrated = model
+        .variants
+        .iter()
+        .any(|v| !v.rated && read.contains(&v.basis()));
+    let mut players = Vec::new();
+    for (records, reader) in groups {
+        // The raw player reading: no scaling.
+        let mut raw = (*reader).clone();
+        for v in &mut raw.variants {
+            v.platt_player = Some((1.0, 0.0));
+        }
+        let (read, withheld) = pseudo_players_read(records, &raw, size, 1, oof, unrated)?;
+        players.extend(read);
+        // The rated pseudo-players read without their rating, for the unrated kinds (as
+        // `assess thresholds --unrated-withheld` reads them).
+        players.extend(
+            withheld
+                .into_iter()
+                .filter(|p| p.elo.is_some() && !p.basis.starts_with("rated")),
+        );
     }
-    let players = pseudo_players(records, &raw, size, 1, None)?;
     let of = |basis: Option<&str>| -> (Vec<f64>, Vec<bool>) {
         players
             .iter()
@@ -2228,29 +2312,53 @@ fn set_player_calibration(
     };
     let enough = |labels: &[bool]| {
         let pos = labels.iter().filter(|l| **l).count();
-        pos >= 5 && labels.len() - pos >= 5
+        pos >= min && labels.len() - pos >= min
     };
     let (all_scores, all_labels) = of(None);
     let pooled = enough(&all_labels).then(|| platt(&all_scores, &all_labels));
+    // The kinds read alike, rated or unrated, together.
+    let alike = |rated: bool| -> Option<(f64, f64)> {
+        let (scores, labels): (Vec<f64>, Vec<bool>) = model
+            .variants
+            .iter()
+            .filter(|v| v.rated == rated && read.contains(&v.basis()))
+            .flat_map(|v| {
+                let (s, l) = of(Some(&v.basis()));
+                s.into_iter().zip(l)
+            })
+            .unzip();
+        enough(&labels).then(|| platt(&scores, &labels))
+    };
+    let alike = [alike(false), alike(true)];
     let mut card = String::new();
     for v in &mut model.variants {
-        if !v.has_player_reading() {
+        if !read.contains(&v.basis()) {
             continue;
         }
         let basis = v.basis();
         let (scores, labels) = of(Some(&basis));
         let pos = labels.iter().filter(|l| **l).count();
+        let rated = if v.rated { "rated" } else { "unrated" };
         let (ab, from) = if enough(&labels) {
-            (Some(platt(&scores, &labels)), "its own")
+            (Some(platt(&scores, &labels)), "its own".to_owned())
+        } else if let Some(ab) = alike[usize::from(v.rated)] {
+            (Some(ab), format!("the {rated} kinds' together"))
         } else {
-            (pooled, "all kinds' together")
+            (pooled, "all kinds' together".to_owned())
         };
-        v.platt_player = ab;
-        if let Some((a, b)) = ab {
-            card.push_str(&format!(
-                "players, {basis}: the player reading scaled as sigmoid({a:.3} x logit + {b:.3}), fitted on {from} pseudo-players of {size} games ({pos} engine-assisted / {} clean here)  \n",
+        // Too few pseudo-players of every grouping: the kind keeps the scaling it has.
+        match ab {
+            Some((a, b)) => {
+                v.platt_player = ab;
+                card.push_str(&format!(
+                    "players, {basis}: the player reading scaled as sigmoid({a:.3} x logit + {b:.3}), fitted on {from} pseudo-players of {size} games ({pos} engine-assisted / {} clean here)  \n",
+                    labels.len() - pos
+                ));
+            }
+            None => card.push_str(&format!(
+                "players, {basis}: too few pseudo-players of {size} games to fit a player's scaling ({pos} engine-assisted / {} clean here): kept\n",
                 labels.len() - pos
-            ));
+            )),
         }
     }
     Ok(card)
@@ -2265,7 +2373,10 @@ fn set_player_calibration(
 /// games alike (a clean player's probability can rise with their games), and never below
 /// a side's threshold. With `withheld`, the unrated kinds' are set from their clean
 /// pseudo-players and, with them, every rated one read with its rating withheld (as
-/// `assess thresholds --unrated-withheld` sets a side's). Returns the model card's lines.
+/// `assess thresholds --unrated-withheld` sets a side's). With `real`, above the clean
+/// real players too (below); with `few`, an unrated kind's above the clean pseudo-players
+/// of 2-4 games as well. Returns the model card's lines.
+#[allow(clippy::too_many_arguments)]
 fn set_player_thresholds(
     groups: &[(&[Record], &AssessmentModel)],
     oof: Option<&ClassifierOof>,
@@ -2273,10 +2384,19 @@ fn set_player_thresholds(
     band_apart: bool,
     withheld: bool,
     real: bool,
+    few: bool,
     model: &mut AssessmentModel,
 ) -> Result<String> {
+    // With `few`, the unrated kinds' bars also above the clean pseudo-players of 2-4
+    // games, whom they hold to a player's `look closer` too.
+    let sizes: Vec<usize> = if few {
+        FEW_GAMES.iter().chain(&PLAYER_GAMES).copied().collect()
+    } else {
+        PLAYER_GAMES.to_vec()
+    };
+    let counted = |rated: bool, n: usize| n >= PLAYER_GAMES[0] || (few && !rated);
     let mut by_size: Vec<(usize, Vec<PseudoPlayer>)> =
-        PLAYER_GAMES.iter().map(|&n| (n, Vec::new())).collect();
+        sizes.iter().map(|&n| (n, Vec::new())).collect();
     let mut reals: Vec<PseudoPlayer> = Vec::new();
     for (records, reader) in groups {
         if real {
@@ -2320,8 +2440,10 @@ fn set_player_thresholds(
                 .and_then(|e| bounds.iter().position(|b| e < *b))
                 .unwrap_or(bounds.len())
         };
+        // A rating band's: players of 5+ games (the last sizes).
+        let five_up = &by_size[by_size.len() - PLAYER_GAMES.len()..];
         for (i, b) in v.lower_rated.iter_mut().enumerate().take(bounds.len()) {
-            let (bound, mut parts) = player_bound(&by_size, &basis, |p| band_of(p) == i);
+            let (bound, mut parts) = player_bound(five_up, &basis, |p| band_of(p) == i);
             let (real_bound, _, words) = real_players_bound(&reals, &basis, |p| band_of(p) == i);
             if real {
                 parts.push(words);
@@ -2340,7 +2462,7 @@ fn set_player_thresholds(
         let mut bound = 0.0_f64;
         let mut parts = Vec::new();
         let mut unclear = None;
-        for (n, players) in &by_size {
+        for (n, players) in by_size.iter().filter(|(n, _)| counted(v.rated, *n)) {
             let clean: Vec<&PseudoPlayer> = players
                 .iter()
                 .filter(|p| {
@@ -2461,6 +2583,17 @@ fn real_players_bound(
 
 /// Fewest clean real players of a kind of input whose tenth sets a player's `unclear`.
 const MIN_REAL_PLAYERS: usize = 20;
+
+/// Fewest validation pseudo-players of each label (engine-assisted, clean) a kind of
+/// input's player scaling is fitted on by itself: fewer give a slope that swings with a
+/// few players (the unrated kind with clocks had 8 and 19), and a player's bar that
+/// stays at a side's threshold then means something else on it.
+const MIN_PLAYER_SCALE: usize = 20;
+
+/// The sizes of the fewer-game pseudo-players an unrated kind's player threshold is also
+/// set above, with `assess thresholds --unrated-player-scale` (a player of 2-4 games is
+/// held to it).
+const FEW_GAMES: [usize; 3] = [2, 3, 4];
 
 /// The sizes of the pseudo-players a player's threshold is set above.
 const PLAYER_GAMES: [usize; 3] = [5, 10, 20];
@@ -3389,6 +3522,7 @@ struct PseudoPlayer {
 /// side on (each side then in up to that many pseudo-players): more, overlapping clean
 /// players, whose highest is a stricter bound for a threshold (the fit), not independent
 /// counts (the evaluation uses 1).
+#[cfg(test)]
 fn pseudo_players(
     records: &[Record],
     model: &AssessmentModel,
@@ -6090,7 +6224,15 @@ mod tests {
         for e in &mut model.variants[r].experts {
             e.player = Some(Box::new(e.clone()));
         }
-        let card = set_player_calibration(&records, &mut model, 2).unwrap();
+        let card = set_player_calibration(
+            &[(&records, &model.clone())],
+            None,
+            &mut model,
+            2,
+            5,
+            |_| true,
+        )
+        .unwrap();
         assert!(
             card.contains("players, rated, no clocks: the player reading scaled as sigmoid("),
             "{card}"
@@ -6126,6 +6268,49 @@ mod tests {
             (unscaled - targets).abs() > 0.05,
             "{unscaled} against {targets}"
         );
+
+        // An unrated kind with a player reading, on the same all-rated folder: it has no
+        // pseudo-player of its own, so its scaling is fitted on the rated ones read with
+        // their rating withheld (before, it took the rated kind's), and only the kinds
+        // picked are fitted.
+        let mut unrated = model.clone();
+        unrated.variants[r].platt_player = None;
+        let u = unrated
+            .variants
+            .iter()
+            .position(|v| !v.rated && !v.clocks)
+            .unwrap();
+        for e in &mut unrated.variants[u].experts {
+            e.player = Some(Box::new(e.clone()));
+        }
+        let card = set_player_calibration(
+            &[(&records, &unrated.clone())],
+            None,
+            &mut unrated,
+            2,
+            5,
+            |v| !v.rated,
+        )
+        .unwrap();
+        assert!(
+            card.contains("players, unrated, no clocks: the player reading scaled as sigmoid(")
+                && card.contains("fitted on its own pseudo-players of 2 games"),
+            "{card}"
+        );
+        for (i, v) in unrated.variants.iter().enumerate() {
+            assert_eq!(v.platt_player.is_some(), i == u, "{}", v.basis());
+        }
+        let (_, withheld) = pseudo_players_read(&records, &unrated, 2, 1, None, true).unwrap();
+        let read: Vec<&PseudoPlayer> = withheld
+            .iter()
+            .filter(|p| p.basis == "unrated, no clocks" && !p.probability.is_nan())
+            .collect();
+        let pos = read.iter().filter(|p| p.kind != Kind::Human).count() as f64;
+        let neg = read.len() as f64 - pos;
+        assert!(pos >= 5.0 && neg >= 5.0, "{pos} / {neg}");
+        let sum: f64 = read.iter().map(|p| p.probability).sum();
+        let targets = pos * (pos + 1.0) / (pos + 2.0) + neg / (neg + 2.0);
+        assert!((sum - targets).abs() < 1e-3, "{sum} against {targets}");
     }
 
     #[test]
