@@ -6243,18 +6243,25 @@ mod tests {
         }
         // A Platt scaling with an intercept, fitted on these pseudo-players, puts the sum
         // of their probabilities at the sum of its (smoothed) targets: read again with
-        // it, they must add up to that.
+        // it, they must add up to that. The targets of a kind's players.
+        let adds_up = |players: &[PseudoPlayer], basis: &str| -> f64 {
+            let read: Vec<&PseudoPlayer> = players
+                .iter()
+                .filter(|p| p.basis == basis && !p.probability.is_nan())
+                .collect();
+            let pos = read.iter().filter(|p| p.kind != Kind::Human).count() as f64;
+            let neg = read.len() as f64 - pos;
+            assert!(pos >= 5.0 && neg >= 5.0, "{basis}: {pos} / {neg}");
+            let sum: f64 = read.iter().map(|p| p.probability).sum();
+            let targets = pos * (pos + 1.0) / (pos + 2.0) + neg / (neg + 2.0);
+            assert!(
+                (sum - targets).abs() < 1e-3,
+                "{basis}: {sum} against {targets}"
+            );
+            targets
+        };
         let players = pseudo_players(&records, &model, 2, 1, None).unwrap();
-        let read: Vec<&PseudoPlayer> = players
-            .iter()
-            .filter(|p| p.basis == "rated, no clocks" && !p.probability.is_nan())
-            .collect();
-        let pos = read.iter().filter(|p| p.kind != Kind::Human).count() as f64;
-        let neg = read.len() as f64 - pos;
-        assert!(pos >= 5.0 && neg >= 5.0, "{pos} / {neg}");
-        let sum: f64 = read.iter().map(|p| p.probability).sum();
-        let targets = pos * (pos + 1.0) / (pos + 2.0) + neg / (neg + 2.0);
-        assert!((sum - targets).abs() < 1e-3, "{sum} against {targets}");
+        let targets = adds_up(&players, "rated, no clocks");
         // Unscaled (the side's scaling), they do not.
         let mut side = model.clone();
         side.variants[r].platt_player = None;
@@ -6301,16 +6308,7 @@ mod tests {
             assert_eq!(v.platt_player.is_some(), i == u, "{}", v.basis());
         }
         let (_, withheld) = pseudo_players_read(&records, &unrated, 2, 1, None, true).unwrap();
-        let read: Vec<&PseudoPlayer> = withheld
-            .iter()
-            .filter(|p| p.basis == "unrated, no clocks" && !p.probability.is_nan())
-            .collect();
-        let pos = read.iter().filter(|p| p.kind != Kind::Human).count() as f64;
-        let neg = read.len() as f64 - pos;
-        assert!(pos >= 5.0 && neg >= 5.0, "{pos} / {neg}");
-        let sum: f64 = read.iter().map(|p| p.probability).sum();
-        let targets = pos * (pos + 1.0) / (pos + 2.0) + neg / (neg + 2.0);
-        assert!((sum - targets).abs() < 1e-3, "{sum} against {targets}");
+        adds_up(&withheld, "unrated, no clocks");
     }
 
     #[test]
