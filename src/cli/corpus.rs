@@ -1715,6 +1715,20 @@ mod tests {
             assert!(table.contains(&line), "{line}{table}");
         }
         assert!(table.contains("a rating would sharpen this"), "{table}");
+        // Each reason in plain words, its numbers on the line under it.
+        for p in &report.players {
+            let a = p.assessment.as_ref().expect("an assessment");
+            for r in &a.reasons {
+                assert!(
+                    !r.plain.is_empty() && !r.plain.contains("(z)"),
+                    "{}",
+                    r.plain
+                );
+                let sign = if r.effect >= 0.0 { '+' } else { '-' };
+                let lines = format!("      {sign} {}\n          {}\n", r.plain, r.text);
+                assert!(table.contains(&lines), "{lines}{table}");
+            }
+        }
         let report = fairsight::rerate(report, &[(white.as_str(), 1850.0)]);
         let table = fairsight::render::player_table(&report);
         assert!(

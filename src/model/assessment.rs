@@ -1470,8 +1470,14 @@ pub struct Reason {
     /// How much it moved the probability (with the signal, minus with the human
     /// median in its place): positive toward engine.
     pub effect: f64,
-    /// The reason in plain words.
+    /// The reason with its numbers: the signal, its value and the clean human range.
     pub text: String,
+    /// The reason in plain words, no numbers: which way the value reads and how far, e.g.
+    /// "lost less in the later half than expected at their rating (further than 19 in 20
+    /// clean players rated 1,600–2,000)". Empty in a report written before it (a reader
+    /// then shows `text`).
+    #[serde(default)]
+    pub plain: String,
 }
 
 /// The assessment of a game side or a player.
@@ -2037,6 +2043,7 @@ impl AssessmentModel {
                     .as_ref()
                     .and_then(|r| s.switch_from(f, r));
                 Some(Reason {
+                    plain: plain_reason(f, value, x[i] > y[i], range, &band, from_move),
                     text: reason_text(
                         f,
                         value,
@@ -2276,6 +2283,126 @@ pub fn describe(signal: &str, value: f64) -> (&'static str, String) {
     }
 }
 
+/// What a signal's value says of the play, in words with no numbers: `higher` when it
+/// is above what the model puts in its place (a clean human's usual value), a verb
+/// phrase whose subject is the player ("lost less in the later half than expected at
+/// their rating").
+fn plain_phrase(signal: &str, higher: bool, from_move: Option<u32>) -> String {
+    let pick = |hi: &str, lo: &str| if higher { hi } else { lo }.to_owned();
+    let more = if higher { "more" } else { "less" };
+    let rated = "than expected at their rating";
+    match signal {
+        "classifier" => format!(
+            "the move classifier found {} of the moves in an engine's style than usual",
+            pick("more", "fewer")
+        ),
+        "positiveRate" => format!(
+            "made {} moves the move classifier finds engine-like than usual",
+            pick("more", "fewer")
+        ),
+        "acpl" => format!("lost {more} a move on average than usual"),
+        "accuracy" => format!("played {more} accurately than usual"),
+        "matchRate" => format!("played the engine's first choice {more} often than usual"),
+        "competence" => format!(
+            "played {} the engine than usual by Haworth's measure",
+            pick("closer to", "further from")
+        ),
+        "stretch" => format!(
+            "had a most engine-like run of moves {} likely by chance than usual",
+            pick("less", "more")
+        ),
+        "lateLoss" => format!("lost {more} in the later half of the moves than usual"),
+        "lateMatch" => {
+            format!("played the engine's first choice {more} often in the later half than usual")
+        }
+        "zMm" => format!("played the engine's first choice {more} often {rated}"),
+        "zEv" => format!("played moves as good as the engine's first choice {more} often {rated}"),
+        "zAsd" => format!("made {} errors {rated}", pick("larger", "smaller")),
+        "zLateLoss" => format!("lost {more} in the later half {rated}"),
+        "zLateMatch" => {
+            format!("played the engine's first choice {more} often in the later half {rated}")
+        }
+        "topLines" => format!(
+            "played {} moves among the engine's best lines than usual",
+            pick("more", "fewer")
+        ),
+        "zTopLines" => format!(
+            "played {} moves among the engine's best lines {rated}",
+            pick("more", "fewer")
+        ),
+        "seenLines" => format!(
+            "played {} moves the engine had among its lines at some depth than usual",
+            pick("more", "fewer")
+        ),
+        "zSeenLines" => format!(
+            "played {} moves the engine had among its lines at some depth {rated}",
+            pick("more", "fewer")
+        ),
+        "lateGain" => {
+            format!("improved {more} from the first half of the moves to the later than usual")
+        }
+        "zPositionLoss" => {
+            format!("lost {more} than players of their rating lose in the same positions")
+        }
+        "lateOdds" => {
+            format!("played the later half {more} like an engine than usual at their rating")
+        }
+        "switchOdds" | "switchOddsAll" => {
+            let from = from_move.map_or("from some point".to_owned(), |m| format!("from move {m}"));
+            let against = if signal == "switchOdds" {
+                "at their rating"
+            } else {
+                "for a human"
+            };
+            format!("played {from} to the end {more} like an engine than usual {against}")
+        }
+        "timeCv" => format!(
+            "moved at a {} pace than usual",
+            pick("more varied", "more even")
+        ),
+        "windowCv" => format!(
+            "kept {} pace over their most regular 14 moves in a row than usual",
+            pick("a less even", "a more even")
+        ),
+        "fastShare" => format!(
+            "made {} moves in under 2 seconds than usual",
+            pick("more", "fewer")
+        ),
+        "difficultyCorrelation" => format!(
+            "spent {more} of their time than usual where there were more good moves to choose from"
+        ),
+        _ => format!("read {} than usual on {signal}", pick("higher", "lower")),
+    }
+}
+
+/// A reason in plain words ([`plain_phrase`]) and how far out it is against clean
+/// players of the band (`range`, the 5th to 95th percentile): beyond it on its side,
+/// "further than 19 in 20"; else "within the range of 9 in 10".
+fn plain_reason(
+    signal: &str,
+    value: f64,
+    higher: bool,
+    range: Option<&HumanRange>,
+    band: &str,
+    from_move: Option<u32>,
+) -> String {
+    let phrase = plain_phrase(signal, higher, from_move);
+    let Some(h) = range else {
+        return phrase;
+    };
+    let who = if band == "all" {
+        "clean players".to_owned()
+    } else {
+        format!("clean players rated {band}")
+    };
+    let beyond = if higher { value > h.p95 } else { value < h.p5 };
+    if beyond {
+        format!("{phrase} (further than 19 in 20 {who})")
+    } else {
+        format!("{phrase} (within the range of 9 in 10 {who})")
+    }
+}
+
 /// A reason in words; `narrowed`: the games of a player whose z-score was narrowed by
 /// its player effect ([`PlayerEffect`]), said, since it is not the report's z-score.
 fn reason_text(
@@ -2377,6 +2504,21 @@ mod tests {
                 median(&r.signal),
                 r.effect
             );
+            // The plain words read the same way: the phrase of the value's side of the
+            // median, and (at the clean range's end) within its 9 in 10.
+            let higher = (r.value - median(&r.signal)) > 0.0;
+            assert!(
+                r.plain.starts_with(&plain_phrase(&r.signal, higher, None)),
+                "{}: {}",
+                r.signal,
+                r.plain
+            );
+            assert!(r.plain.ends_with("rated 2,000–2,400)"), "{}", r.plain);
+        }
+        // Every signal has words of its own, different for each way.
+        for f in SIGNALS {
+            let (hi, lo) = (plain_phrase(f, true, None), plain_phrase(f, false, None));
+            assert!(hi != lo && !hi.starts_with("read "), "{f}: {hi} / {lo}");
         }
     }
 
@@ -3092,6 +3234,10 @@ mod tests {
         let mut black = s.clone();
         black.move_plies = (0..game.len() as u32).map(|i| 2 * i + 2).collect();
         assert_eq!(black.switch_from("switchOdds", &r), Some(21));
+        assert_eq!(
+            plain_phrase("switchOdds", true, Some(21)),
+            "played from move 21 to the end more like an engine than usual at their rating"
+        );
         let text = reason_text("switchOdds", 2.0, Some((-1.0, 1.0)), "all", None, Some(21));
         assert_eq!(
             text,
@@ -3605,6 +3751,23 @@ mod tests {
             "{}",
             b.reasons[0].text
         );
+        // In plain words: which way and how far, no numbers but the band's. A match rate
+        // of 90%, beyond clean humans' 30% to 70%; an ACPL of 5 under the median of 40.
+        assert_eq!(
+            b.reasons[0].plain,
+            "played the engine's first choice more often than usual (further than 19 in 20 clean players)"
+        );
+        let acpl = b.reasons.iter().find(|r| r.signal == "acpl").unwrap();
+        assert_eq!(
+            acpl.plain, "lost less a move on average than usual",
+            "no range, no extent"
+        );
+        // The human-like side reads the other way, inside the range.
+        let match_a = a.reasons.iter().find(|r| r.signal == "matchRate").unwrap();
+        assert_eq!(
+            match_a.plain,
+            "played the engine's first choice less often than usual (within the range of 9 in 10 clean players)"
+        );
         // A rating picks the rated variant and the band's range.
         let c = m
             .assess(&signals(&[("matchRate", 0.62), ("zMm", 1.0)], Some(2100.0)))
@@ -3613,6 +3776,12 @@ mod tests {
         let r = c.reasons.iter().find(|r| r.signal == "matchRate").unwrap();
         assert_eq!(r.band, "2,000–2,400");
         assert_eq!(r.human, Some((0.4, 0.75)));
+        assert!(
+            r.plain
+                .ends_with("(within the range of 9 in 10 clean players rated 2,000–2,400)"),
+            "{}",
+            r.plain
+        );
         // z = -2 + 2.4 + 1 = 1.4: p = 0.80 → look closer for a side, unclear for a player
         // with 5 games.
         assert_eq!(c.level, Level::LookCloser);

@@ -184,12 +184,14 @@ fn assessment_lines(report: &Report, flagged: &[FlaggedSide]) -> String {
                 p.games
             ));
         }
+        // Each reason in plain words, its numbers under it.
         for r in &a.reasons {
-            out.push_str(&format!(
-                "      {} {}\n",
-                if r.effect >= 0.0 { "+" } else { "-" },
-                r.text
-            ));
+            let sign = if r.effect >= 0.0 { "+" } else { "-" };
+            if r.plain.is_empty() {
+                out.push_str(&format!("      {sign} {}\n", r.text));
+            } else {
+                out.push_str(&format!("      {sign} {}\n          {}\n", r.plain, r.text));
+            }
         }
         if let Some(h) = &a.hint {
             out.push_str(&format!("      ({h})\n"));

@@ -885,6 +885,11 @@ test('a saved report at the defaults leads each player with the assessment, on d
         assert.ok((await rows.nth(i).textContent()).includes(shownPct(p.assessment)), `${p.name}: ${shownPct(p.assessment)}`);
         // What the play looks most like, in the core's words, unless there is no concern.
         if (p.assessment.resembles) assert.ok((await rows.nth(i).textContent()).includes(`Most like ${p.assessment.resembles}.`));
+        // What it means, in plain words: the strongest sign's, never its z or log-odds.
+        const meaning = await rows.nth(i).locator('td.meaning').textContent();
+        assert.doesNotMatch(meaning, /\(z\)|log-odds|√/, meaning);
+        const sign = p.assessment.reasons.find((r) => (p.assessment.level === 'no concern' ? r.effect < 0 : r.effect > 0));
+        if (sign) assert.ok(meaning.includes(`: ${sign.plain}.`), `${p.name}: ${meaning}`);
       }
       const first = await page.evaluate(() => document.querySelector('#results').firstElementChild.nextElementSibling.id);
       assert.equal(first, 'summary', 'the summary comes first in the results');
@@ -900,6 +905,12 @@ test('a saved report at the defaults leads each player with the assessment, on d
         assert.equal(await box.locator('.level-badge').textContent(), p.assessment.level);
         assert.match(await box.textContent(), /\d+% probability of engine assistance/);
         assert.equal(await box.locator('.reasons li').count(), p.assessment.reasons.length);
+        // Each reason in the core's plain words first (no z, no log-odds), its numbers
+        // under it.
+        const lines = await box.locator('.reasons li').evaluateAll((lis) =>
+          lis.map((li) => [li.querySelector('.reason-words')?.textContent, li.querySelector('.reason-numbers')?.textContent]));
+        assert.deepEqual(lines, p.assessment.reasons.map((r) => [r.plain.charAt(0).toUpperCase() + r.plain.slice(1), r.text]));
+        for (const [words] of lines) assert.doesNotMatch(words, /\(z\)|log-odds|√/, words);
         assert.equal(await box.locator('.resembles').count(), p.assessment.resembles ? 1 : 0);
         assert.ok(p.assessment.reasons.length >= 3 && p.assessment.reasons.length <= 5);
       }
@@ -1263,7 +1274,7 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
         if (said) {
           const engineSign = (p.assessment.reasons ?? []).find((r) => r.effect > 0);
           assert.equal(text.includes('Strongest sign of human play'), false, `${n}: ${text}`);
-          assert.equal(text.includes(`Strongest sign of engine help: ${engineSign?.text}.`), Boolean(engineSign), `${n}: ${text}`);
+          assert.equal(text.includes(`Strongest sign of engine help: ${engineSign?.plain}.`), Boolean(engineSign), `${n}: ${text}`);
         }
         // A hint in the row only above no concern (there it is that more games would
         // make it surer, true of nearly everyone), or a rating band's.

@@ -53,6 +53,9 @@ const SUMMARY_COLS = [
   ['moves', 'Moves', 'num', (p) => (isNum(p.analysedPlies) ? p.analysedPlies : null), true],
 ];
 
+/** A reason in plain words, or with its numbers in a report written before them. */
+const reasonWords = (r) => str(r.plain) || str(r.text);
+
 const assessmentOf = (p) => (p.assessment && typeof p.assessment === 'object' ? p.assessment : null);
 
 /** How many of a player of several games' games read `look closer` each on its own. */
@@ -134,7 +137,7 @@ export function renderSummary(container, report, { sort = null, onSort, onPlayer
       const human = a.level === 'no concern' && !lc;
       const top = arr(a.reasons).find((r) => r && isNum(r.effect) && (human ? r.effect < 0 : r.effect > 0));
       const lead = top
-        ? `Strongest sign ${human ? 'of human play' : 'of engine help'}: ${str(top.text)}.`
+        ? `Strongest sign ${human ? 'of human play' : 'of engine help'}: ${reasonWords(top)}.`
         : human
           ? 'Nothing in these moves stands out from clean human play.'
           : '';
@@ -344,12 +347,16 @@ function assessmentBlock(p, report, levels, onRate) {
   if (reasons.length) {
     const list = h('ul', { class: 'reasons' });
     for (const r of reasons) {
+      // The reason in plain words, its numbers under it (a report written before the
+      // plain words has only the numbers).
+      const plain = str(r.plain);
       list.append(
         h('li', {
           class: isNum(r.effect) && r.effect >= 0 ? 'toward-engine' : 'toward-human',
           title: isNum(r.effect) ? `moved the probability by ${Math.round(r.effect * 100)} points` : '',
-          text: str(r.text),
-        }),
+        },
+        plain ? h('span', { class: 'reason-words', text: plain.charAt(0).toUpperCase() + plain.slice(1) }) : str(r.text),
+        plain ? h('span', { class: 'reason-numbers', text: str(r.text) }) : null),
       );
     }
     box.append(list);
