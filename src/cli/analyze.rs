@@ -68,7 +68,8 @@ struct Sink {
     taken: usize,
     /// The input was not read to its end (a signal stopped the run).
     cut: bool,
-    /// The game sides at `look closer`, as their games finish (the table lists them).
+    /// The game sides above `no concern`, as their games finish (the table lists those
+    /// at `look closer` and counts each player's).
     flagged: Vec<FlaggedSide>,
 }
 

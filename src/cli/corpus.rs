@@ -1808,19 +1808,42 @@ mod tests {
                     .any(|f| f.contains(&format!(": {} (", p.name)))
         });
         assert!(pooled_under, "{table}");
-        // Such a player's line says how many of their games read `look closer` alone.
+        // A player of several games: their line says how many of their games read
+        // `look closer` and `unclear`, each on its own (as the page's card does).
+        let mut unclear_seen = false;
         for p in report
             .players
             .iter()
             .filter(|p| p.games > 1 && p.assessment.is_some())
         {
-            let alone = flagged
-                .iter()
-                .filter(|f| f.contains(&format!(": {} (", p.name)))
-                .count();
-            let said = format!("game by game: {alone} of {} games at look closer", p.games);
-            assert_eq!(table.contains(&said), alone > 0, "{}: {table}", p.name);
+            let at = |level: &str| {
+                report
+                    .games
+                    .iter()
+                    .flat_map(|g| [&g.sides.white, &g.sides.black])
+                    .filter(|s| s.player == p.name)
+                    .filter(|s| {
+                        s.assessment
+                            .as_ref()
+                            .is_some_and(|a| a.level.name() == level)
+                    })
+                    .count()
+            };
+            let (lc, uc, n) = (at("look closer"), at("unclear"), p.games);
+            unclear_seen |= uc > 0;
+            let said = match (lc, uc) {
+                (0, 0) => format!("none of {n} above no concern"),
+                (0, uc) => format!("{uc} of {n} unclear"),
+                (lc, 0) => format!("{lc} of {n} at look closer (below)"),
+                (lc, uc) => format!("{lc} of {n} at look closer (below), {uc} unclear"),
+            };
+            let line = format!("      game by game, each read on its own: {said}\n");
+            assert!(table.contains(&line), "{}: {line}{table}", p.name);
         }
+        assert!(
+            unclear_seen,
+            "a player of several games with a game at unclear: {table}"
+        );
         // Each player's line names the rating the assessment reads against, and the model
         // that read it in words.
         for p in &report.players {
@@ -1911,7 +1934,13 @@ mod tests {
             table
         );
         // Past 50 sides the rest are counted.
-        let many: Vec<_> = sides.iter().cycle().take(53).cloned().collect();
+        let many: Vec<_> = sides
+            .iter()
+            .filter(|s| s.level.name() == "look closer")
+            .cycle()
+            .take(53)
+            .cloned()
+            .collect();
         let long = fairsight::render::player_table_of(&streamed, 0, &many);
         assert!(long.contains("look closer, each game read on its own (53):"));
         assert!(

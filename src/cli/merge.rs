@@ -264,15 +264,15 @@ impl ShardLines {
     }
 }
 
+/// A merge: the report (its games when kept), the number of games and the game sides
+/// above `no concern` ([`FlaggedSide::of_game`]).
+type Merged = (Report, usize, Vec<FlaggedSide>);
+
 /// The streamed shards' merge: a game at a time from every shard in turn (game g from
 /// shard g mod N + 1), each assessed again and added to its players as one run does,
 /// written to `--ndjson` as it comes and kept only when a whole-report output is asked
-/// A merge: the report (its games when kept), the number of games and the game sides at
-/// `look closer`.
-type Merged = (Report, usize, Vec<FlaggedSide>);
-
-/// for. The report (its games when kept), the number of games and the game sides at
-/// `look closer`; `Err(message)` when the shards are refused.
+/// for. The report (its games when kept), the number of games and the game sides above
+/// `no concern`; `Err(message)` when the shards are refused.
 fn merge_streamed(args: &MergeArgs, models: &ModelOverrides) -> Result<Result<Merged, String>> {
     let mut heads = Vec::new();
     let mut readers = Vec::new();

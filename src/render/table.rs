@@ -24,9 +24,10 @@ fn basis_words(basis: &str) -> String {
 /// The most game sides at `look closer` the table lists; the rest are counted.
 const MOST_FLAGGED: usize = 50;
 
-/// A game side the assessment puts at `look closer`, read on that game alone: the
-/// table lists them, since a player of several games is read on all of them together
-/// and one assisted game among many can stay under the player's threshold.
+/// A game side the assessment puts above `no concern`, read on that game alone: the
+/// table lists those at `look closer`, since a player of several games is read on all of
+/// them together and one assisted game among many can stay under the player's threshold,
+/// and says how many of each player's games read `unclear` or `look closer`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FlaggedSide {
     /// The game's index in the input (0-based; the table says game `index + 1`).
@@ -41,22 +42,26 @@ pub struct FlaggedSide {
     pub opponent: String,
     /// The side's probability of engine assistance.
     pub probability: f64,
+    /// Its level, read on its own: `unclear` or `look closer`.
+    pub level: Level,
 }
 
 impl FlaggedSide {
-    /// The sides of `game` at `look closer`, White first.
+    /// The sides of `game` above `no concern` (`unclear` or `look closer`), White first:
+    /// the table lists those at `look closer` and counts each player's of both levels.
     pub fn of_game(game: &GameReport) -> Vec<FlaggedSide> {
         [Side::White, Side::Black]
             .into_iter()
             .filter_map(|side| {
                 let a = game.sides.get(side).assessment.as_ref()?;
-                (a.level == Level::LookCloser).then(|| FlaggedSide {
+                (a.level > Level::NoConcern).then(|| FlaggedSide {
                     game: game.index,
                     line: game.line,
                     side,
                     player: game.sides.get(side).player.clone(),
                     opponent: game.sides.get(side.other()).player.clone(),
                     probability: a.probability,
+                    level: a.level,
                 })
             })
             .collect()
@@ -68,6 +73,10 @@ fn flagged_lines(report: &Report, flagged: &[FlaggedSide]) -> String {
     if report.assessment.is_none() {
         return String::new();
     }
+    let flagged: Vec<&FlaggedSide> = flagged
+        .iter()
+        .filter(|f| f.level == Level::LookCloser)
+        .collect();
     let mut out = format!(
         "game sides at look closer, each game read on its own ({}):\n",
         flagged.len()
@@ -112,9 +121,15 @@ fn assessment_lines(report: &Report, flagged: &[FlaggedSide]) -> String {
     let Some(model) = &report.assessment else {
         return out;
     };
-    let mut alone: std::collections::HashMap<String, usize> = Default::default();
+    // Each player's game sides at look closer and unclear, each read on its own.
+    let mut alone: std::collections::HashMap<String, (usize, usize)> = Default::default();
     for f in flagged {
-        *alone.entry(f.player.to_lowercase()).or_default() += 1;
+        let n = alone.entry(f.player.to_lowercase()).or_default();
+        if f.level == Level::LookCloser {
+            n.0 += 1;
+        } else {
+            n.1 += 1;
+        }
     }
     // The answer first: how many players at each level, then the players from the most
     // engine-like down (level, then probability; the input's order among equals), those
@@ -177,11 +192,18 @@ fn assessment_lines(report: &Report, flagged: &[FlaggedSide]) -> String {
         if let Some(w) = &a.resembles {
             out.push_str(&format!("      most like {w}\n"));
         }
-        let alone = alone.get(&p.name.to_lowercase()).copied().unwrap_or(0);
-        if p.games > 1 && alone > 0 {
+        // A player of several games: how their games read one by one (as the page's card).
+        let (lc, uc) = alone.get(&p.name.to_lowercase()).copied().unwrap_or((0, 0));
+        if p.games > 1 {
+            let n = p.games;
+            let said = match (lc, uc) {
+                (0, 0) => format!("none of {n} above no concern"),
+                (0, uc) => format!("{uc} of {n} unclear"),
+                (lc, 0) => format!("{lc} of {n} at look closer (below)"),
+                (lc, uc) => format!("{lc} of {n} at look closer (below), {uc} unclear"),
+            };
             out.push_str(&format!(
-                "      game by game: {alone} of {} games at look closer, each read on its own (below)\n",
-                p.games
+                "      game by game, each read on its own: {said}\n"
             ));
         }
         // Each reason in plain words, its numbers under it.
