@@ -1717,6 +1717,19 @@ fn ctrl_c_keeps_the_finished_games_and_a_cached_run_goes_on_from_them() {
         err.contains(&format!("the {} game(s) finished before it", games.len())),
         "{err}"
     );
+    // "The rest of the input" was left out only when some of its 12 games were not yet
+    // taken for analysis.
+    let under: usize = err
+        .split("; ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("games under analysis: {err}"));
+    assert_eq!(
+        err.contains("and the rest of the input were left out"),
+        games.len() + under < 12,
+        "{err}"
+    );
     // No engine outlives the stopped run.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while engines.iter().any(|&p| running(p)) && std::time::Instant::now() < deadline {

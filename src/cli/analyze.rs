@@ -66,7 +66,7 @@ struct Sink {
     /// Games taken from the input for analysis (some may be in flight when the run is
     /// stopped by a signal).
     taken: usize,
-    /// The input was not read to its end (a signal stopped the run).
+    /// A signal stopped the run with input left unread (more games or files).
     cut: bool,
     /// The game sides above `no concern`, as their games finish (the table lists those
     /// at `look closer` and counts each player's).
@@ -425,13 +425,15 @@ impl Pass<'_> {
         // Games are numbered across all files in order; lines are per file.
         let mut numbered = 0;
         let mut sources = Vec::new();
-        for (f, source) in inputs {
+        let files = inputs.len();
+        for (n, (f, source)) in inputs.into_iter().enumerate() {
             let mut hashed = Hashed {
                 inner: source,
                 bytes: 0,
                 fnv1a: FNV1A_EMPTY,
             };
-            for item in pgn::Reader::new(&mut hashed) {
+            let mut reader = pgn::Reader::new(&mut hashed);
+            while let Some(item) = reader.next() {
                 let mut g = match item {
                     Ok(g) => g,
                     Err(e) => {
@@ -476,7 +478,10 @@ impl Pass<'_> {
                     sink.drain(&mut stream)?;
                 }
                 if interrupt::stopped().is_some() {
-                    sink.cut = true;
+                    // Input left unread: another file, or another game in this one (a
+                    // file is read on to see; stdin is not, which could wait for a
+                    // terminal).
+                    sink.cut = n + 1 < files || f.as_os_str() == "-" || reader.next().is_some();
                     break;
                 }
             }
