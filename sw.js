@@ -24,6 +24,7 @@ const PRECACHE = [
   'www/report-store.js',
   'www/pool.js',
   'www/shell.js',
+  'www/eta.js',
   'www/style.css',
   'www/pkg/fairsight.js',
   'www/pkg/fairsight_bg.wasm',

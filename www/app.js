@@ -32,6 +32,7 @@ import { AnalyzerWorker } from './analyzer.js';
 import { ReportStore, internRows, storeReport } from './report-store.js';
 import { BUILDS, defaultWorkers } from './pool.js';
 import { buildShell } from './shell.js';
+import { eta } from './eta.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -83,6 +84,11 @@ function setStatus(status) {
   document.body.dataset.state = status;
   $('analyse').disabled = status === 'running' || status === 'loading';
   $('cancel').disabled = status !== 'running';
+  // A report exported while the engines run would be a part of one: the exports wait
+  // for the end (a cancelled run's games can be exported), and say so.
+  const running = status === 'running';
+  for (const b of document.querySelectorAll('.exports button')) b.disabled = running;
+  $('export-wait').classList.toggle('hidden', !running);
 }
 
 function message(text, kind = 'error') {
@@ -723,13 +729,17 @@ async function analyse(text) {
   }
 
   const started = performance.now();
+  // The first position searched: the pace is measured from it (www/eta.js).
+  let first = null;
   const progress = () => {
     const fresh = done - cached;
-    const elapsed = (performance.now() - started) / 1000;
     let text = `${done} / ${total} positions`;
     if (cached) text += ` (${cached} from cache)`;
-    if (fresh > 0 && done < total) {
-      text += ` · ${(fresh / elapsed).toFixed(2)} positions/s · ETA ${clock((elapsed / fresh) * (total - done))}`;
+    const pace = eta(first, performance.now(), fresh, total - done, workers);
+    if (pace) {
+      text += ` · ${pace.rate.toFixed(2)} positions/s · ETA ${clock(pace.seconds)}`;
+    } else if (fresh > 0 && done < total) {
+      text += ' · measuring the pace…';
     } else if (done < total) {
       text += ` · starting ${workers} engine worker${workers > 1 ? 's' : ''}…`;
     }
@@ -762,6 +772,7 @@ async function analyse(text) {
         onDone: (d, c) => {
           done = d;
           if (c !== undefined) cached = c;
+          if (first === null && done > cached) first = { ms: performance.now(), fresh: done - cached };
           // The line is drawn again by the ticker, every PROGRESS_MS: not at every result
           // (each drawing is a frame of the whole page on this thread, taken from the
           // engines), except the first one.

@@ -71,6 +71,7 @@ export const SHELL = `
     <button id="export-pgn" type="button">Export annotated PGN</button>
     <button id="export-log" type="button" class="hidden">Download Regan log</button>
     <button id="export-results" type="button" class="hidden">Download screening results</button>
+    <span id="export-wait" class="export-wait hidden">The exports are ready when the analysis ends (Cancel keeps what is done).</span>
     <span id="engine-info"></span>
   </div>
   <h2 id="games-title">Games</h2>

@@ -274,12 +274,20 @@ test('cancel stops every worker at once and keeps what was analysed', { skip: SK
       }),
   );
   await page.waitForTimeout(500);
+  // While the engines run the exports wait, and say so: a report exported mid-run would
+  // be a part of one.
+  for (const id of ['#export-json', '#export-pgn']) assert.equal(await page.isEnabled(id), false, `${id} mid-run`);
+  assert.match(await page.textContent('#export-wait'), /when the analysis ends/);
+  assert.ok(await page.isVisible('#export-wait'));
   const t = Date.now();
   await page.click('#cancel');
   await page.waitForFunction(() => document.body.dataset.state === 'cancelled', null, {
     timeout: 5000,
   });
   assert.ok(Date.now() - t < 3000, 'cancel is immediate');
+  // Cancelled, the games analysed so far can be exported.
+  for (const id of ['#export-json', '#export-pgn']) assert.equal(await page.isEnabled(id), true, `${id} after cancel`);
+  assert.equal(await page.isVisible('#export-wait'), false);
   const live = await page.evaluate(() => window.fairsight.state.pool);
   assert.equal(live, null);
   assert.deepEqual(await page.evaluate(() => window.__engines), [true, false]);
