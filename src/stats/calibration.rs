@@ -179,8 +179,9 @@ pub fn verdict(
             Vec::new(),
         );
     }
+    // The ASD z as the report gives it: negative for errors smaller than projected.
     let mm = z.mm.unwrap_or(0.0);
-    let asd = -z.asd.unwrap_or(0.0);
+    let asd = z.asd.unwrap_or(0.0);
     let mut evidence: Vec<Evidence> = sample
         .iter()
         .filter(|t| t.deltas.len() > 1 && t.played == t.top && t.top < t.deltas.len())
@@ -192,14 +193,15 @@ pub fn verdict(
         .collect();
     evidence.sort_by(|a, b| a.probability.total_cmp(&b.probability));
     evidence.truncate(max_evidence);
-    let text = if mm >= Z_LOOK_CLOSER && asd >= Z_LOOK_CLOSER {
+    let rule = format!("MM {Z_LOOK_CLOSER} or more and ASD -{Z_LOOK_CLOSER} or less");
+    let text = if mm >= Z_LOOK_CLOSER && -asd >= Z_LOOK_CLOSER {
         format!(
-            "look closer: screening z MM {mm:.2} and ASD {asd:.2} against a {:.0} player, both at or above {Z_LOOK_CLOSER}",
+            "look closer: screening z MM {mm:.2} and ASD {asd:.2} against a {:.0} player ({rule})",
             z.rating
         )
     } else {
         format!(
-            "no statistical evidence: screening z MM {mm:.2}, ASD {asd:.2} against a {:.0} player (threshold {Z_LOOK_CLOSER} on both)",
+            "no statistical evidence: screening z MM {mm:.2}, ASD {asd:.2} against a {:.0} player (look closer at {rule})",
             z.rating
         )
     };
@@ -408,6 +410,14 @@ mod tests {
             5,
         );
         assert!(text.starts_with("look closer"), "{text}");
+        // The ASD z as the report gives it, negative for smaller errors, and the rule so.
+        let z = t.screen(&engine, 1500.0).unwrap();
+        assert!(z.asd.unwrap() < -2.75, "{z:?}");
+        assert!(
+            text.contains(&format!("ASD {:.2} against", z.asd.unwrap()))
+                && text.ends_with("(MM 2.75 or more and ASD -2.75 or less)"),
+            "{text}"
+        );
         assert!(ev.windows(2).all(|w| w[0].probability <= w[1].probability));
         assert!(
             ev[0].probability < 0.5,

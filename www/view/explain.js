@@ -77,7 +77,7 @@ export const METRICS = {
   },
   zScores: {
     name: 'Regan z-scores',
-    text: "Regan's screening: how far the moves are from what his model projects for a player of this rating, in standard deviations. MM: engine top-move matches, EV: moves of equal value, ASD: size of errors (higher means smaller errors than projected). About 0 is normal; his protocol looks closer only when MM and ASD are both 2.75 or more.",
+    text: "Regan's screening: how far the moves are from what his model projects for a player of this rating, in standard deviations. MM: engine top-move matches, EV: moves of equal value (higher: more matches than projected), ASD: size of errors (lower: smaller errors than projected). About 0 is normal; his protocol looks closer only when MM is 2.75 or more and ASD −2.75 or less, over at least 100 moves.",
     signals: [['zMm', 'MM'], ['zEv', 'EV'], ['zAsd', 'ASD']],
   },
   reganFit: {
@@ -99,7 +99,7 @@ export const METRICS = {
   },
   verdict: {
     name: 'Verdict',
-    text: "Regan's screening rule: look closer when the z-scores for top-move matches and for the size of errors are both 2.75 or more, over at least 100 analysed moves with a known rating; else no statistical evidence (or no verdict, with its reason).",
+    text: "Regan's screening rule: look closer when the z-score for top-move matches is 2.75 or more and the errors are at least 2.75 standard deviations smaller than projected (ASD −2.75 or less), over at least 100 analysed moves with a known rating; else no statistical evidence (or no verdict, with its reason).",
   },
   timePerMove: {
     name: 'Time per move',
