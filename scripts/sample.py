@@ -80,7 +80,7 @@ def main():
     ap.add_argument("--elo-min", type=int, default=1800)
     ap.add_argument("--elo-max", type=int, default=2100)
     ap.add_argument("--min-plies", type=int, default=36)
-    ap.add_argument("--max-plies", type=int, default=44)
+    ap.add_argument("--max-plies", type=int, default=60)
     ap.add_argument("--switch", type=int, default=8, help="Eve's first engine move (full move)")
     ap.add_argument("--skip", type=int, default=0, help="eligible games to pass over first")
     ap.add_argument("--movetime", type=int, default=100, help="ms a move")

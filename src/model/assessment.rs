@@ -2307,9 +2307,9 @@ fn plain_phrase(signal: &str, higher: bool, from_move: Option<u32>) -> String {
             "played {} the engine than usual by Haworth's measure",
             pick("closer to", "further from")
         ),
-        "stretch" => format!(
-            "had a most engine-like run of moves {} likely by chance than usual",
-            pick("less", "more")
+        "stretch" => pick(
+            "had a run of engine-like moves less likely by chance than usual",
+            "had no run of engine-like moves as unlikely by chance as usual",
         ),
         "lateLoss" => format!("lost {more} in the later half of the moves than usual"),
         "lateMatch" => {

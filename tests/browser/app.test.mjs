@@ -1842,9 +1842,8 @@ test('the built-in sample: a clean and an engine-assisted player side by side, a
   assert.equal(byName.Ada.games, 3);
   assert.equal(byName.Eve.games, 3);
   assert.equal(byName.Ada.assessment.level, 'no concern');
-  // Eve is flagged: at least "unclear", the most engine-like player of the sample, far
-  // above Ada (the shipped model puts three games of 41 moves between its unclear and
-  // look closer thresholds).
+  // Eve is flagged: at least "unclear" (at the defaults her three games, about 53 moves,
+  // read "look closer"), the most engine-like player of the sample, far above Ada.
   const eve = byName.Eve.assessment;
   assert.ok(['unclear', 'look closer'].includes(eve.level), eve.level);
   assert.ok(eve.probability >= eve.thresholds[0], `${eve.probability} vs ${eve.thresholds}`);
