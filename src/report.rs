@@ -224,6 +224,10 @@ pub struct PlayerReport {
     /// The IPR's 95% likelihood interval.
     #[serde(default)]
     pub ipr_range: Option<(f64, f64)>,
+    /// `"lowest"` / `"highest"` when the IPR is at the rating table's end band: that
+    /// rating or below / above (the table knows nothing beyond it); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ipr_edge: Option<crate::stats::calibration::Edge>,
     /// Haworth's apparent competence over every analysed move (`null` without any).
     pub competence: Option<Competence>,
     /// Regan's model fitted to the player's own moves: `(s, c)` with the 95% region's

@@ -323,9 +323,8 @@ function render() {
  * report's.
  */
 function playerOrder() {
-  if (state.playerSort) return state.playerSort;
-  const players = state.report?.players;
-  return Array.isArray(players) && players.length > SUMMARY_PAGE ? { key: 'level', dir: 'descending' } : null;
+  // The players to look at first, first (as the CLI's table), until a column is sorted.
+  return state.playerSort ?? { key: 'level', dir: 'descending' };
 }
 
 /** The player panels: the filtered players in the summary's order, a page at a time. */

@@ -65,6 +65,7 @@ export const SHELL = `
 <section id="messages" class="errors" aria-live="polite"></section>
 <section id="results" class="hidden">
   <h2 id="summary-title">Summary</h2>
+  <p class="summary-note">A screen, not a proof: the level is the answer, and a flag means look at the games, never that someone cheated.</p>
   <div id="summary"></div>
   <div class="exports">
     <button id="export-json" type="button">Export JSON report</button>

@@ -304,6 +304,7 @@ impl Players {
             z_scores: screening,
             ipr: ipr.map(|i| i.elo),
             ipr_range: ipr.map(|i| (i.low, i.high)),
+            ipr_edge: ipr.and_then(|i| i.edge),
             time: time::time_stats(&a.timed),
             name: a.name.clone(),
             games: a.games,

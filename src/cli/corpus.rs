@@ -1851,8 +1851,13 @@ mod tests {
                 let r = p
                     .rating
                     .map_or("no rating".to_owned(), |r| format!("rated {r:.0}"));
+                let games = if p.games == 1 {
+                    "1 game".to_owned()
+                } else {
+                    format!("{} games", p.games)
+                };
                 assert!(
-                    table.contains(&format!("game(s), {r}, ")),
+                    table.contains(&format!("; {games}, {r}, ")),
                     "{}: {table}",
                     p.name
                 );
@@ -1877,7 +1882,7 @@ mod tests {
                 .count()
         };
         let summary = format!(
-            "{} player(s): {} look closer, {} unclear, {} no concern",
+            "fair-play assessment: {} players: {} look closer, {} unclear, {} no concern",
             report.players.len(),
             count("look closer"),
             count("unclear"),

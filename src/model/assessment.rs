@@ -1478,6 +1478,10 @@ pub struct Reason {
     /// then shows `text`).
     #[serde(default)]
     pub plain: String,
+    /// Whether the value is beyond what 19 in 20 clean players of the band show, on its
+    /// side of their median (`false` without a range): a reason a reader can lean on.
+    #[serde(default)]
+    pub unusual: bool,
 }
 
 /// The assessment of a game side or a player.
@@ -1490,7 +1494,7 @@ pub struct Assessment {
     pub level: Level,
     /// The 3-5 signals that moved it most, largest effect first; a signal whose effect
     /// runs against the way its value reads ([`ENGINE_DIRECTION`]: a correction between
-    /// correlated signals) is not listed.
+    /// correlated signals) is not listed, nor one that did not move it (fewer then).
     pub reasons: Vec<Reason>,
     /// Which model: `"rated, clocks"`, `"unrated, no clocks"`...
     pub basis: String,
@@ -2030,8 +2034,16 @@ impl AssessmentModel {
                 {
                     return None;
                 }
+                // A signal that did not move it (the expert that gives the probability
+                // does not read it) is no reason.
+                if effect.abs() < 1e-9 {
+                    return None;
+                }
                 let range = self.range(f, s.rating);
                 let human = range.map(|h| (h.p5, h.p95));
+                let higher = x[i] > y[i];
+                let unusual =
+                    range.is_some_and(|h| if higher { value > h.p95 } else { value < h.p5 });
                 let band = range.map_or_else(|| "all".to_owned(), band_name);
                 let narrowed = self
                     .late_reference
@@ -2043,7 +2055,8 @@ impl AssessmentModel {
                     .as_ref()
                     .and_then(|r| s.switch_from(f, r));
                 Some(Reason {
-                    plain: plain_reason(f, value, x[i] > y[i], range, &band, from_move),
+                    plain: plain_reason(f, higher, range.map(|_| unusual), &band, from_move),
+                    unusual,
                     text: reason_text(
                         f,
                         value,
@@ -2152,8 +2165,18 @@ pub fn threshold_percent(p: f64) -> String {
 /// A probability as a percentage, beside the thresholds of its level (unclear, look
 /// closer): whole percents, but never reading as reaching a threshold it is under. A side
 /// at 94.7% under a look closer of 94.9% would read "95%" beside "look closer from 95%";
-/// it reads "94%", one step under the threshold as [`threshold_percent`] writes it.
-pub fn probability_percent(p: f64, (unclear, look_closer): (f64, f64)) -> String {
+/// it reads "94%", one step under the threshold as [`threshold_percent`] writes it. Nor
+/// does it read as a certainty it is not: ">99%" for what would round to 100%, "<1%" for
+/// what would round to 0%.
+pub fn probability_percent(p: f64, thresholds: (f64, f64)) -> String {
+    match percent_under_thresholds(p, thresholds).as_str() {
+        "100%" if p < 1.0 => ">99%".to_owned(),
+        "0%" if p > 0.0 => "<1%".to_owned(),
+        shown => shown.to_owned(),
+    }
+}
+
+fn percent_under_thresholds(p: f64, (unclear, look_closer): (f64, f64)) -> String {
     let shown = format!("{:.0}%", p * 100.0);
     let next = if p < unclear {
         unclear
@@ -2376,18 +2399,17 @@ fn plain_phrase(signal: &str, higher: bool, from_move: Option<u32>) -> String {
 }
 
 /// A reason in plain words ([`plain_phrase`]) and how far out it is against clean
-/// players of the band (`range`, the 5th to 95th percentile): beyond it on its side,
-/// "further than 19 in 20"; else "within the range of 9 in 10".
+/// players of the band (`unusual`: beyond their 5th to 95th percentile on its side, `None`
+/// without a range): "further than 19 in 20", else "within the range of 9 in 10".
 fn plain_reason(
     signal: &str,
-    value: f64,
     higher: bool,
-    range: Option<&HumanRange>,
+    unusual: Option<bool>,
     band: &str,
     from_move: Option<u32>,
 ) -> String {
     let phrase = plain_phrase(signal, higher, from_move);
-    let Some(h) = range else {
+    let Some(beyond) = unusual else {
         return phrase;
     };
     let who = if band == "all" {
@@ -2395,7 +2417,6 @@ fn plain_reason(
     } else {
         format!("clean players rated {band}")
     };
-    let beyond = if higher { value > h.p95 } else { value < h.p5 };
     if beyond {
         format!("{phrase} (further than 19 in 20 {who})")
     } else {
@@ -3708,17 +3729,29 @@ mod tests {
         assert_eq!(probability_percent(0.4951, (0.4952, 0.9)), "49%");
         assert_eq!(probability_percent(0.9962, (0.5, 0.9968)), "99.5%");
         assert_eq!(probability_percent(0.9951, (0.5, 0.9953)), "99.4%");
-        assert_eq!(probability_percent(0.004, (0.004_2, 0.9)), "0%");
+        assert_eq!(probability_percent(0.004, (0.004_2, 0.9)), "<1%");
+        assert_eq!(probability_percent(0.0, (0.004_2, 0.9)), "0%");
+        assert_eq!(probability_percent(1.0, (0.5, 0.99)), "100%");
         // ... and is rounded as usual elsewhere, at or over its level's threshold too.
         assert_eq!(probability_percent(0.947, (0.5, 0.96)), "95%");
         assert_eq!(probability_percent(0.949, (0.5, 0.949)), "95%");
-        assert_eq!(probability_percent(0.9996, (0.5, 0.99)), "100%");
+        assert_eq!(
+            probability_percent(0.9996, (0.5, 0.99)),
+            ">99%",
+            "no certainty"
+        );
+        assert_eq!(probability_percent(0.9986, (0.5, 0.999)), "99.8%");
         assert_eq!(probability_percent(0.123, (0.5, 0.9)), "12%");
         // Its value is at or over the threshold's exactly when the probability is.
         for i in 0..=1000 {
             for t in [0.3, 0.4949, 0.495, 0.9, 0.949, 0.9953, 0.9968, 0.99999] {
                 let p = i as f64 / 1000.0 + 0.000_3;
-                let number = |s: String| s.trim_end_matches('%').parse::<f64>().unwrap();
+                // ">99%" is over 99 and under 100, "<1%" over 0 and under 1.
+                let number = |s: String| match s.as_str() {
+                    ">99%" => 99.95,
+                    "<1%" => 0.5,
+                    s => s.trim_end_matches('%').parse::<f64>().unwrap(),
+                };
                 let shown = number(probability_percent(p, (0.0, t)));
                 let limit = number(threshold_percent(t));
                 assert_eq!(shown >= limit, p >= t, "{p} against {t}: {shown} / {limit}");
@@ -3762,8 +3795,17 @@ mod tests {
             acpl.plain, "lost less a move on average than usual",
             "no range, no extent"
         );
-        // The human-like side reads the other way, inside the range.
-        let match_a = a.reasons.iter().find(|r| r.signal == "matchRate").unwrap();
+        // Signals at the median moved nothing: no reasons.
+        assert!(a.reasons.is_empty(), "{:?}", a.reasons);
+        // A human-like value reads the other way, inside the range.
+        let human = m
+            .assess(&signals(&[("matchRate", 0.45), ("acpl", 40.0)], None))
+            .unwrap();
+        let match_a = human
+            .reasons
+            .iter()
+            .find(|r| r.signal == "matchRate")
+            .unwrap();
         assert_eq!(
             match_a.plain,
             "played the engine's first choice less often than usual (within the range of 9 in 10 clean players)"
@@ -3791,6 +3833,32 @@ mod tests {
         // A missing signal is filled with the human median: no effect, no reason.
         let d = m.assess(&signals(&[("matchRate", 0.9)], None)).unwrap();
         assert!(d.reasons.iter().all(|r| r.signal != "acpl"));
+    }
+
+    #[test]
+    fn a_signal_that_did_not_move_the_probability_is_no_reason() {
+        // The unrated kind reads ACPL, but its one expert does not: ACPL's effect is 0,
+        // and an ACPL of 5 (engine-like) would else be listed as a reason.
+        let mut m = model();
+        let v = m.variants.iter_mut().find(|v| !v.rated).unwrap();
+        v.experts[0].features = vec!["matchRate".into()];
+        v.experts[0].model = Model::Logistic {
+            mean: vec![0.5],
+            scale: vec![0.1],
+            weights: vec![2.0],
+            bias: -2.0,
+        };
+        let a = m
+            .assess(&signals(&[("matchRate", 0.9), ("acpl", 5.0)], None))
+            .unwrap();
+        let listed: Vec<&str> = a.reasons.iter().map(|r| r.signal.as_str()).collect();
+        assert_eq!(listed, ["matchRate"]);
+        // 90% is beyond clean players' 30% to 70%: a reason a reader can lean on.
+        assert!(a.reasons[0].unusual);
+        let b = m
+            .assess(&signals(&[("matchRate", 0.6), ("acpl", 5.0)], None))
+            .unwrap();
+        assert!(!b.reasons[0].unusual, "60% is within 30% to 70%");
     }
 
     #[test]

@@ -105,6 +105,11 @@ fn flagged_lines(report: &Report, flagged: &[FlaggedSide]) -> String {
     out
 }
 
+/// `n` of `word` ("1 game", "3 games").
+fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
 /// `text` quoted for a POSIX shell: in single quotes, each of its own closed and escaped.
 fn shell_quoted(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
@@ -118,9 +123,9 @@ fn opt(x: Option<f64>, prec: usize) -> String {
 /// a player of several games, how many of their game sides read `look closer` alone.
 fn assessment_lines(report: &Report, flagged: &[FlaggedSide]) -> String {
     let mut out = String::new();
-    let Some(model) = &report.assessment else {
+    if report.assessment.is_none() {
         return out;
-    };
+    }
     // Each player's game sides at look closer and unclear, each read on its own.
     let mut alone: std::collections::HashMap<String, (usize, usize)> = Default::default();
     for f in flagged {
@@ -154,8 +159,8 @@ fn assessment_lines(report: &Report, flagged: &[FlaggedSide]) -> String {
     };
     let unassessed = players.iter().filter(|p| p.assessment.is_none()).count();
     out.push_str(&format!(
-        "fair-play assessment ({model}): {} player(s): {} look closer, {} unclear, {} no concern{}; the most engine-like first\n",
-        players.len(),
+        "fair-play assessment: {}: {} look closer, {} unclear, {} no concern{}; the most engine-like first (a screen, not a proof: a flag means look at the games)\n",
+        plural(players.len(), "player"),
         at(Level::LookCloser),
         at(Level::Unclear),
         at(Level::NoConcern),
@@ -179,18 +184,18 @@ fn assessment_lines(report: &Report, flagged: &[FlaggedSide]) -> String {
             .rating
             .map_or("no rating".to_owned(), |r| format!("rated {r:.0}"));
         out.push_str(&format!(
-            "  {}: {} (probability of engine assistance {}; {} game(s), {rating}, {} moves, \
+            "  {}: {} (probability of engine assistance {}; {}, {rating}, {} moves, \
              the model for {}; {})\n",
             p.name,
             a.level.name().to_uppercase(),
             crate::model::assessment::probability_percent(a.probability, a.thresholds),
-            p.games,
+            plural(p.games, "game"),
             a.moves,
             basis_words(&a.basis),
             a.bars_text()
         ));
         if let Some(w) = &a.resembles {
-            out.push_str(&format!("      most like {w}\n"));
+            out.push_str(&format!("      if assisted, most like {w}\n"));
         }
         // A player of several games: how their games read one by one (as the page's card).
         let (lc, uc) = alone.get(&p.name.to_lowercase()).copied().unwrap_or((0, 0));
@@ -295,8 +300,17 @@ pub fn player_table_of(report: &Report, failed: usize, flagged: &[FlaggedSide]) 
             .map_or(String::new(), |c| format!(" (calibration: {c})"))
     ));
     for p in &report.players {
-        let ipr = match (p.ipr, p.ipr_range) {
-            (Some(e), Some((lo, hi))) => format!(", IPR {e:.0} ({lo:.0}-{hi:.0})"),
+        // At the table's end band the IPR is that rating or beyond (the table has
+        // nothing past it).
+        use crate::stats::calibration::Edge;
+        let ipr = match (p.ipr, p.ipr_range, p.ipr_edge) {
+            (Some(e), Some((_, hi)), Some(Edge::Lowest)) => {
+                format!(", IPR {e:.0} or below (95%: up to {hi:.0})")
+            }
+            (Some(e), Some((lo, _)), Some(Edge::Highest)) => {
+                format!(", IPR {e:.0} or above (95%: from {lo:.0})")
+            }
+            (Some(e), Some((lo, hi)), _) => format!(", IPR {e:.0} ({lo:.0}-{hi:.0})"),
             _ => String::new(),
         };
         out.push_str(&format!(

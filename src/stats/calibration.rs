@@ -95,6 +95,20 @@ pub struct Ipr {
     pub low: f64,
     /// 95% likelihood interval.
     pub high: f64,
+    /// The table's end the most likely rating is at, when it is at one: beyond the
+    /// lowest or highest band's mean rating the table has no parameters of its own (it
+    /// repeats the end band's), so the IPR is "that band or below" ("or above").
+    pub edge: Option<Edge>,
+}
+
+/// An end of the rating table ([`Ipr::edge`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Edge {
+    /// At the lowest band's mean rating: that or below.
+    Lowest,
+    /// At the highest band's mean rating: that or above.
+    Highest,
 }
 
 /// No verdict from fewer analysed moves than this.
@@ -267,9 +281,17 @@ impl Calibration {
         if !sample.iter().any(|t| t.deltas.len() > 1) {
             return None;
         }
+        // Between the end bands' mean ratings (on the 10-point grid), where the table
+        // has parameters: beyond them it repeats the end band's, every rating there is
+        // as likely, and the search used to settle on its last one (1640 under a lowest
+        // band at 1645, 3400 over a highest at 2671) as if it were measured.
+        let first = self.bands.first()?.mean_elo;
+        let last = self.bands.last()?.mean_elo;
+        let from = ((first / 10.0).ceil() * 10.0).clamp(IPR_RANGE.0, IPR_RANGE.1);
+        let to = ((last / 10.0).floor() * 10.0).clamp(from, IPR_RANGE.1);
         let mut points = Vec::new();
-        let mut r = IPR_RANGE.0;
-        while r <= IPR_RANGE.1 {
+        let mut r = from;
+        while r <= to {
             let (s, c) = self.params_at(r)?;
             points.push((r, regan::log_likelihood(sample, s, c)));
             r += 10.0;
@@ -278,10 +300,18 @@ impl Calibration {
         let inside = points.iter().filter(|p| p.1 >= best.1 - 1.92);
         let low = inside.clone().map(|p| p.0).fold(f64::INFINITY, f64::min);
         let high = inside.map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
+        let edge = if best.0 <= from && from < to {
+            Some(Edge::Lowest)
+        } else if best.0 >= to && from < to {
+            Some(Edge::Highest)
+        } else {
+            None
+        };
         Some(Ipr {
             elo: best.0,
             low,
             high,
+            edge,
         })
     }
 
@@ -363,7 +393,26 @@ mod tests {
         }
         let z = t.screen(&engine, 1500.0).unwrap();
         assert!(z.mm.unwrap() > 10.0 && z.asd.unwrap() < -5.0, "{z:?}");
-        assert!(t.ipr(&engine).unwrap().elo >= 2700.0);
+        // At the table's highest band: that or above, said so (the ratings beyond it have
+        // its parameters and no likelihood of their own).
+        let top = t.ipr(&engine).unwrap();
+        assert_eq!(
+            (top.elo, top.edge),
+            (2700.0, Some(Edge::Highest)),
+            "{top:?}"
+        );
+        assert_eq!(ipr.edge, None, "{ipr:?}");
+        // Play far weaker than the lowest band's (never the top move): that or below.
+        let mut weak = sample.clone();
+        for x in &mut weak {
+            x.played = x.deltas.len() - 1;
+        }
+        let bottom = t.ipr(&weak).unwrap();
+        assert_eq!(
+            (bottom.elo, bottom.edge),
+            (1500.0, Some(Edge::Lowest)),
+            "{bottom:?}"
+        );
         assert!(t.ipr(&[]).is_none());
     }
 

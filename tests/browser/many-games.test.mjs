@@ -298,7 +298,8 @@ test("a player's scans list the 10 games least likely by chance, not one item a 
   const { context, page, errors } = await openPage(browser, `${site.origin}/?nosw=1`);
   await page.setInputFiles('#open-report', saved);
   await page.waitForFunction(() => document.body.dataset.state === 'done');
-  const card = page.locator('.player-card', { hasText: white.player }).first();
+  // Their card, by its heading (the opponent's card names them too, in its scans).
+  const card = page.locator('.player-card', { has: page.locator(`h3:text-is("${white.player}")`) });
   await card.locator('details.expert > summary').click();
   const scans = await card.locator('.scan-list li').allTextContents();
   assert.equal(scans.length, 10);

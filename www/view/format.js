@@ -58,6 +58,14 @@ export function thresholdPct(x) {
  * of the threshold's precision under it, as the CLI's `probability_percent`.
  */
 export function probabilityPct(p, thresholds) {
+  // Nor a certainty it is not: ">99%" for what would read 100%, "<1%" for 0%.
+  const shown = underThresholds(p, thresholds);
+  if (shown === '100%' && p < 1) return '>99%';
+  if (shown === '0%' && p > 0) return '<1%';
+  return shown;
+}
+
+function underThresholds(p, thresholds) {
   const shown = pct(p);
   if (!isNum(p) || !Array.isArray(thresholds)) return shown;
   const [unclear, lookCloser] = thresholds;

@@ -134,14 +134,21 @@ export function renderSummary(container, report, { sort = null, onSort, onPlayer
       // The reason that moved it most in the direction of the level: toward a human for
       // "no concern", toward an engine otherwise, and toward an engine beside a game at
       // look closer on its own (a sign of human play there would read as clearing it).
+      // Only a reason beyond what 19 in 20 clean players show is named (one within their
+      // range is no sign of anything on its own); a report written before the core said
+      // which is which names the first.
       const human = a.level === 'no concern' && !lc;
-      const top = arr(a.reasons).find((r) => r && isNum(r.effect) && (human ? r.effect < 0 : r.effect > 0));
+      const toward = arr(a.reasons).filter((r) => r && isNum(r.effect) && (human ? r.effect < 0 : r.effect > 0));
+      const marked = toward.some((r) => typeof r.unusual === 'boolean');
+      const top = marked ? toward.find((r) => r.unusual === true) : toward[0];
       const lead = top
         ? `Strongest sign ${human ? 'of human play' : 'of engine help'}: ${reasonWords(top)}.`
         : human
           ? 'Nothing in these moves stands out from clean human play.'
-          : '';
-      const like = a.resembles ? `Most like ${str(a.resembles)}. ` : '';
+          : toward.length
+            ? 'No single sign stands out from clean players; together they do.'
+            : '';
+      const like = a.resembles ? `If assisted, most like ${str(a.resembles)}. ` : '';
       // The hint unless there is no concern (then it is only that more games would make
       // it surer, true of nearly everyone: noise in a table), but for a rating band's.
       const shown = sideHint(a);
@@ -342,7 +349,7 @@ function assessmentBlock(p, report, levels, onRate) {
       text: `${a.moves} moves, the model for ${basisWords(a.basis)}; ${str(a.bars) || `unclear from ${thresholdPct(arr(a.thresholds)[0])}, look closer from ${thresholdPct(arr(a.thresholds)[1])}`}${raisedByGames(a) ? ', or when enough of their games reach it on their own' : ''}.`,
     }),
   );
-  if (a.resembles) box.append(h('p', { class: 'resembles', text: `Most like ${str(a.resembles)}.` }));
+  if (a.resembles) box.append(h('p', { class: 'resembles', text: `If assisted, most like ${str(a.resembles)}.` }));
   const reasons = arr(a.reasons).filter((r) => r && typeof r === 'object');
   if (reasons.length) {
     const list = h('ul', { class: 'reasons' });
@@ -398,6 +405,18 @@ function rateForm(name, onRate) {
 
 /** A metric's label with its "what it means" button. */
 const label = infoLabel;
+
+/**
+ * The IPR with its 95% interval; at the rating table's end band, that rating or beyond
+ * (the table has nothing past it), as the CLI writes it.
+ */
+function iprText(p) {
+  const r = Array.isArray(p.iprRange) ? p.iprRange.map(Math.round) : null;
+  const e = Math.round(p.ipr);
+  if (p.iprEdge === 'lowest') return `${e} or below${r ? ` (95%: up to ${r[1]})` : ''}`;
+  if (p.iprEdge === 'highest') return `${e} or above${r ? ` (95%: from ${r[0]})` : ''}`;
+  return `${e}${r ? ` (95%: ${r[0]}–${r[1]})` : ''}`;
+}
 
 function playerCard(p, report, levels, onRate) {
   const card = h('article', { class: 'player-card' });
@@ -503,7 +522,7 @@ function expertSection(p, report, rated) {
     adv,
     label('Intrinsic rating (IPR)', 'ipr'),
     isNum(p.ipr)
-      ? `${Math.round(p.ipr)}${Array.isArray(p.iprRange) ? ` (95%: ${Math.round(p.iprRange[0])}–${Math.round(p.iprRange[1])})` : ''}`
+      ? iprText(p)
       : h('span', { class: 'not-yet', text: 'no calibration for these settings' }),
   );
   const c = p.competence && typeof p.competence === 'object' ? p.competence : null;
