@@ -6716,7 +6716,7 @@ mod tests {
             // Left out: the fits no signal reads, which the direct rebuild made.
             assert!(want.regan.is_some() && got.regan.is_none() && got.ipr.is_none());
             want.regan = None;
-            (want.ipr, want.ipr_range) = (None, None);
+            (want.ipr, want.ipr_range, want.ipr_edge) = (None, None, None);
             assert_eq!(got, &want);
             assert!(got.assessment.is_some(), "{name}");
         }
