@@ -1046,9 +1046,17 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
             scroll: scroller.scrollWidth - scroller.clientWidth,
             outside: cells.filter((c) => c.getBoundingClientRect().right > innerWidth + 1).length,
             labels: [...document.querySelectorAll('#games tr.game-row')][0].querySelectorAll('td[data-label]').length,
+            // A card's labels keep an acronym's case ("White ACPL", not "White acpl").
+            names: [...[...document.querySelectorAll('#games tr.game-row')][0].querySelectorAll('td[data-label]')].map((c) => c.dataset.label),
           };
         });
-        assert.deepEqual(layout, { displays: ['grid'], scroll: 0, outside: 0, labels: 8 });
+        assert.deepEqual(layout, {
+          displays: ['grid'],
+          scroll: 0,
+          outside: 0,
+          labels: 8,
+          names: ['White', 'Black'].flatMap((s) => [`${s} engine`, `${s} accuracy`, `${s} ACPL`, `${s} match`]),
+        });
       }
       assert.deepEqual(await sorted(page), [['index', 'ascending']]);
       const rows = page.locator('#games tr.game-row');

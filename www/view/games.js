@@ -395,7 +395,7 @@ function gameRow(list, game, pos) {
     const sd = obj(sides[side]);
     // data-label: the column's name where a phone shows the row as a card.
     SIDE_COLS.forEach(([, label, , f], i) =>
-      row.append(h('td', { class: `num${i === 0 ? ' group-start' : ''}`, 'data-label': `${SIDE_NAME[side]} ${label.toLowerCase()}`, text: f(sd) })),
+      row.append(h('td', { class: `num${i === 0 ? ' group-start' : ''}`, 'data-label': `${SIDE_NAME[side]} ${/^[A-Z]+$/.test(label) ? label : label.toLowerCase()}`, text: f(sd) })),
     );
   }
   row.append(h('td', { class: 'event', text: tag(game, 'Event') }));
