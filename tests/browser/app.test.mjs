@@ -1304,13 +1304,15 @@ test('triage: sortable games and players, a player filter, a flag per side, mast
         assert.match(await card.locator('.assessment .sub').textContent(), /look closer from [\d.]+% \(fewer than 1 in 1,000\), or when enough of their games reach it on their own\.$/);
       }
       const meanings = await page.locator('#summary tbody tr').evaluateAll((rows) =>
-        rows.map((r) => [r.querySelector('button.player-link').textContent, r.querySelector('td.meaning').textContent]));
-      for (const [n, text] of meanings) {
+        rows.map((r) => [r.querySelector('button.player-link').textContent, r.querySelector('td.meaning').textContent, r.querySelector('.games-flagged')?.textContent ?? null]));
+      for (const [n, text, chip] of meanings) {
         const p = byName.get(n);
         const lc = levelsOf(n).filter((l) => l === 'look closer').length;
         const said = /^(\d+) of (\d+) games at look closer on its own\.( |$)/.exec(text);
         const want = p.assessment && p.assessment.level !== 'look closer' && p.games > 1 && lc ? [lc, p.games] : null;
         assert.deepEqual(said ? [Number(said[1]), Number(said[2])] : null, want, `${n}: ${text}`);
+        // The same, marked beside the level's badge.
+        assert.equal(chip, want ? `${lc} game${lc === 1 ? '' : 's'} at look closer` : null, n);
         // Beside a game at look closer on its own, the sign named is one of engine help
         // (the pooled level's sign of human play would read as clearing that game).
         if (said) {

@@ -162,9 +162,14 @@ export function renderSummary(container, report, { sort = null, onSort, onPlayer
     const name = str(p.name) || '?';
     const nameButton = h('button', { type: 'button', class: 'player-link', title: `Show ${name}'s games`, text: name });
     nameButton.addEventListener('click', () => onPlayer?.(name));
+    // Under a pooled level below look closer, a game of theirs at look closer on its own
+    // is marked beside the badge, so a scan down the Level column does not pass it by.
+    const flaggedGames = a && a.level !== 'look closer' ? gamesAtLookCloser(p, levels) : 0;
     body.append(
       h('tr', { class: a ? `level-${slug}` : '' },
-        h('td', null, a ? h('span', { class: `level-badge level-${slug}`, text: level }) : h('span', { class: 'not-yet', text: 'none' })),
+        h('td', null,
+          a ? h('span', { class: `level-badge level-${slug}`, text: level }) : h('span', { class: 'not-yet', text: 'none' }),
+          flaggedGames ? h('span', { class: 'games-flagged', text: `${flaggedGames} game${flaggedGames === 1 ? '' : 's'} at look closer` }) : null),
         h('th', { scope: 'row' }, nameButton),
         h('td', { class: 'num', text: a ? probabilityPct(a.probability, arr(a.thresholds)) : DASH }),
         h('td', { class: 'num', text: `${isNum(p.analysedPlies) ? p.analysedPlies : 0} moves, ${games} game${games === 1 ? '' : 's'}` }),
