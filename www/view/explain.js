@@ -24,7 +24,7 @@ export const METRICS = {
   },
   probability: {
     name: 'Engine assistance',
-    text: "The assessment's probability that the moves were played with an engine's help, calibrated on the analysed games of the corpus (humans, engines and players who switched to an engine part-way). It depends on how many moves there are: one game says little, several say more. The corpus holds many engine-assisted games scored against low ratings, so a clean low-rated player's game can read over 50% and still be no concern: the level, set on clean players of the rating band, is the answer.",
+    text: "The assessment's probability that the moves were played with an engine's help, calibrated on the analysed games of the corpus (humans, engines and players who switched to an engine part-way). It depends on how many moves there are: one game says little, several say more. The corpus holds many engine-assisted games scored against low ratings, so a clean low-rated player's game can read over 50% and still be no concern: the level, set on clean players of the rating band, is the answer. A rated game's clocks are not read (the card says so): on rated games with clocks the model without them did better when it was fitted; the time figures below are shown for you to judge.",
   },
   moves: {
     name: 'Moves',
