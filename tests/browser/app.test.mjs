@@ -719,17 +719,24 @@ test('a Polyglot book picked in the settings replaces the built-in one, as in th
       assert.match(caption, /chance alone gives a stretch like this in (most games|[\d.]+% of games|fewer than 1 game in 1,000)/);
     }
   }
+  const shownAny = stretches.some((st) => st.z > 0);
   // The words for any stretch (this game's may not beat the expectation): counts first,
   // then how often chance alone does as well, then the statistics.
   const words = await page.evaluate(async () => {
-    const { stretchWords } = await import('/www/view/charts.js');
-    return [0.6, 0.02, 0.0004].map((p) =>
-      stretchWords({ side: 'black', fromPly: 23, toPly: 49, matches: 9, moves: 14, expected: 3.5, z: 3.37, pAdjusted: p, windows: 276 }));
+    const { stretchWords, stretchNumbers } = await import('/www/view/charts.js');
+    const st = (p) => ({ side: 'black', fromPly: 23, toPly: 49, matches: 9, moves: 14, expected: 3.5, z: 3.37, pAdjusted: p, windows: 276 });
+    return [...[0.6, 0.02, 0.0004].map((p) => stretchWords(st(p))), stretchNumbers(st(0.6))];
   });
   assert.equal(
     words[0],
-    "Black's most engine-like stretch: plies 23–49, 9 of 14 moves were the engine's first choice where about 3.5 were expected; chance alone gives a stretch like this in most games. (z = 3.37, p = 0.600 after 276 windows.)",
+    "Black's most engine-like stretch: plies 23–49, 9 of 14 moves were the engine's first choice where about 3.5 were expected; chance alone gives a stretch like this in most games.",
   );
+  // The statistics in their own smaller line under the words, never inside them.
+  assert.equal(words[3], 'z = 3.37, p = 0.600 after 276 windows');
+  if (shownAny) {
+    const numbers = await page.$$eval('.eval-figure .stretch-note .stretch-numbers', (els) => els.map((e) => [e.textContent, getComputedStyle(e).display]));
+    assert.ok(numbers.length > 0 && numbers.every(([t, d]) => /^z = [\d.-]+, p = [\d.]+ after \d+ windows$/.test(t) && d === 'block'), JSON.stringify(numbers));
+  }
   assert.match(words[1], /in 2\.0% of games \(marked on the graph\)\./);
   assert.match(words[2], /in fewer than 1 game in 1,000 \(marked on the graph\)\./);
   await shot(page, 'rated-game');
@@ -2001,6 +2008,12 @@ test('what it means: a popover per metric with the clean human range, expert sta
     const scans = await card.locator('.scan-list li').allTextContents();
     assert.equal(scans.length, 3);
     assert.ok(scans.every((t) => /\d+ of \d+ moves were the engine's first choice where about [\d.]+ were expected; chance alone gives/.test(t)), scans.join('\n'));
+    // Their statistics in a smaller line of their own under the words.
+    const numbers = await card.locator('.scan-list li .stretch-numbers').allTextContents();
+    assert.equal(numbers.length, 3);
+    assert.ok(numbers.every((t) => /^z = [\d.-]+, p = [\d.]+ after \d+ windows$/.test(t)), numbers.join('\n'));
+    assert.ok(scans.every((t, i) => t.endsWith(numbers[i]) && !t.includes('(z =')), scans.join('\n'));
+    await card.locator('.scans').screenshot({ path: path.join(root, 'target', 'screenshots', `scans-${name}.png`) });
 
     // A Black move's panel: every score from Black's side, said once; clocks as times.
     const g = report.games.findIndex((x) => x.plies.some((p) => p.side === 'black' && p.searched && p.lines.length > 1));

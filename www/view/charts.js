@@ -163,10 +163,7 @@ export function evalGraph(plies, current, select, game) {
       null,
       "White's winning chances after each move (top: White wins, bottom: Black wins). Click to jump; with the focus on it, the arrow keys step.",
       ...stretches.filter((st) => st.z > 0).map((st) =>
-        h('span', {
-          class: `stretch-note${st.pAdjusted < 0.05 ? ' significant' : ''}`,
-          text: ` ${stretchWords(st)}`,
-        }),
+        stretchNote('span', { class: `stretch-note${st.pAdjusted < 0.05 ? ' significant' : ''}` }, ' ', st),
       ),
     ),
   );
@@ -426,5 +423,15 @@ function chanceWords(p) {
  */
 export function stretchWords(st) {
   const side = st.side === 'white' ? 'White' : 'Black';
-  return `${side}'s most engine-like stretch: plies ${st.fromPly}–${st.toPly}, ${st.matches} of ${st.moves} moves were the engine's first choice where about ${num(st.expected)} were expected; ${chanceWords(st.pAdjusted)}${st.pAdjusted < 0.05 ? ' (marked on the graph)' : ''}. (z = ${num(st.z, 2)}, p = ${num(st.pAdjusted, 3)} after ${st.windows} windows.)`;
+  return `${side}'s most engine-like stretch: plies ${st.fromPly}–${st.toPly}, ${st.matches} of ${st.moves} moves were the engine's first choice where about ${num(st.expected)} were expected; ${chanceWords(st.pAdjusted)}${st.pAdjusted < 0.05 ? ' (marked on the graph)' : ''}.`;
+}
+
+/** The stretch's statistics, for the details line under its words. */
+export function stretchNumbers(st) {
+  return `z = ${num(st.z, 2)}, p = ${num(st.pAdjusted, 3)} after ${st.windows} windows`;
+}
+
+/** A stretch as the page shows it: the words, then the statistics in a smaller line. */
+export function stretchNote(tag, attrs, prefix, st) {
+  return h(tag, attrs, `${prefix}${stretchWords(st)}`, h('span', { class: 'stretch-numbers', text: stretchNumbers(st) }));
 }

@@ -30,7 +30,7 @@ import {
   tag,
   thresholdPct,
 } from './format.js';
-import { rateHistogram, stretchWords } from './charts.js';
+import { rateHistogram, stretchNote } from './charts.js';
 import { info, infoLabel } from './explain.js';
 
 // ---------------------------------------------------------------- summary
@@ -612,7 +612,7 @@ function scanList(p, report) {
     : found;
   const items = shown.map(({ game, side, st }) => {
     const opponent = tag(game, side === 'white' ? 'Black' : 'White') || '?';
-    return h('li', { text: `Game ${(isNum(game.index) ? game.index : 0) + 1} (against ${opponent}): ${stretchWords({ side, ...st })}` });
+    return stretchNote('li', null, `Game ${(isNum(game.index) ? game.index : 0) + 1} (against ${opponent}): `, { side, ...st });
   });
   return h('div', { class: 'scans' },
     h('p', { class: 'sub' }, 'Scans for intermittent assistance', info('stretch')),
