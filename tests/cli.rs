@@ -777,7 +777,8 @@ fn calibration_chain_fits_a_table_and_screens_players_against_their_rating() {
         "--json",
         screened.to_str().unwrap(),
     ];
-    args.extend(base);
+    // With the player table on stdout.
+    args.extend(base.iter().filter(|a| **a != "--quiet"));
     let o = fairsight(&args);
     assert!(o.status.success(), "{}", stderr(&o));
     let r = read_json(&screened);
@@ -804,23 +805,51 @@ fn calibration_chain_fits_a_table_and_screens_players_against_their_rating() {
         "{ann}"
     );
     assert_eq!(ann["evidence"].as_array().unwrap().len(), 0);
+    // The table says why once, then each player's moves and IPR.
+    let out = stdout(&o);
+    let block = &out[out.find("screening (calibration: fixture").expect(&out)..];
+    assert_eq!(
+        block.matches("fewer than the 100").count() + block.matches("needs 100").count(),
+        1,
+        "{block}"
+    );
+    assert!(
+        block.contains("  no verdict (Regan's rule needs 100 analysed moves or more):\n"),
+        "{block}"
+    );
+    for p in r["players"].as_array().unwrap() {
+        let line = format!(
+            "    {}: {} analysed moves, IPR ",
+            p["name"].as_str().unwrap(),
+            p["zScores"]["moves"]
+        );
+        assert!(block.contains(&line), "{line} in {block}");
+    }
 
     // A table made with other settings does not apply.
-    let other = analyze_json(
-        &tmp("rated-other.json"),
-        &[
-            "tests/fixtures/rated.pgn",
-            "--calibration",
-            table.to_str().unwrap(),
-            "--book",
-            "none",
-            "--depth",
-            "5",
-            "--multipv",
-            "2",
-        ],
-    );
+    let other_json = tmp("rated-other.json");
+    let o = fairsight(&[
+        "analyze",
+        "tests/fixtures/rated.pgn",
+        "--calibration",
+        table.to_str().unwrap(),
+        "--book",
+        "none",
+        "--depth",
+        "5",
+        "--multipv",
+        "2",
+        "--json",
+        other_json.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let other = read_json(&other_json);
     assert!(other["players"][0]["zScores"].is_null());
+    // One reason for both players: said once, their names under it.
+    let out = stdout(&o);
+    let block = &out[out.find("\nscreening").expect(&out)..];
+    assert_eq!(block.matches("does not apply").count(), 1, "{block}");
+    assert!(block.contains(":\n    Ann, Ben\n"), "{block}");
 
     // Bad values are usage errors.
     let o = fairsight(&["analyze", "tests/fixtures/rated.pgn", "--rating", "Ann"]);

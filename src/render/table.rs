@@ -292,37 +292,105 @@ pub fn player_table_of(report: &Report, failed: usize, flagged: &[FlaggedSide]) 
             opt(p.time.as_ref().and_then(|t| t.cv), 2)
         ));
     }
-    out.push_str(&format!(
+    out += &screening_lines(report);
+    if failed > 0 {
+        out.push_str(&format!(
+            "{failed} game(s) could not be imported (see stderr)\n"
+        ));
+    }
+    out
+}
+
+/// Regan's screening, player by player: a verdict with its IPR, players with too few
+/// moves for one under one line that says so, and a reason shared by several players
+/// (no rating, no calibration) said once above their names.
+fn screening_lines(report: &Report) -> String {
+    use crate::stats::calibration::{Edge, MIN_VERDICT_MOVES};
+    let mut out = format!(
         "screening{}:\n",
         report
             .calibration
             .as_ref()
             .map_or(String::new(), |c| format!(" (calibration: {c})"))
-    ));
+    );
+    // At the table's end band the IPR is that rating or beyond (the table has nothing
+    // past it).
+    let ipr = |p: &crate::report::PlayerReport| match (p.ipr, p.ipr_range, p.ipr_edge) {
+        (Some(e), Some((_, hi)), Some(Edge::Lowest)) => {
+            format!("IPR {e:.0} or below (95%: up to {hi:.0})")
+        }
+        (Some(e), Some((lo, _)), Some(Edge::Highest)) => {
+            format!("IPR {e:.0} or above (95%: from {lo:.0})")
+        }
+        (Some(e), Some((lo, hi)), _) => format!("IPR {e:.0} ({lo:.0}-{hi:.0})"),
+        _ => String::new(),
+    };
+    let few_suffix = format!(" analysed moves, fewer than the {MIN_VERDICT_MOVES} required");
+    let few_heading =
+        format!("no verdict (Regan's rule needs {MIN_VERDICT_MOVES} analysed moves or more):");
+    let joined = |parts: &[&str]| -> String {
+        parts
+            .iter()
+            .filter(|s| !s.is_empty())
+            .copied()
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    // Players without a verdict by reason (heading, then (name, details)), in the order
+    // of each reason's first player.
+    type Group = (String, Vec<(String, String)>);
+    let mut groups: Vec<Group> = Vec::new();
+    let mut verdicts = String::new();
     for p in &report.players {
-        // At the table's end band the IPR is that rating or beyond (the table has
-        // nothing past it).
-        use crate::stats::calibration::Edge;
-        let ipr = match (p.ipr, p.ipr_range, p.ipr_edge) {
-            (Some(e), Some((_, hi)), Some(Edge::Lowest)) => {
-                format!(", IPR {e:.0} or below (95%: up to {hi:.0})")
+        let verdict = p.verdict.as_deref().unwrap_or("-");
+        let ipr = ipr(p);
+        let few = verdict
+            .strip_prefix("no verdict: ")
+            .and_then(|v| v.strip_suffix(few_suffix.as_str()));
+        let (heading, detail) = match few {
+            Some(moves) => (
+                few_heading.clone(),
+                joined(&[&format!("{moves} analysed moves"), &ipr]),
+            ),
+            None if verdict.starts_with("no verdict") => (verdict.to_owned(), ipr),
+            None => {
+                verdicts.push_str(&format!("  {}: {}\n", p.name, joined(&[verdict, &ipr])));
+                continue;
             }
-            (Some(e), Some((lo, _)), Some(Edge::Highest)) => {
-                format!(", IPR {e:.0} or above (95%: from {lo:.0})")
-            }
-            (Some(e), Some((lo, hi)), _) => format!(", IPR {e:.0} ({lo:.0}-{hi:.0})"),
-            _ => String::new(),
         };
-        out.push_str(&format!(
-            "  {}: {}{ipr}\n",
-            p.name,
-            p.verdict.as_deref().unwrap_or("-")
-        ));
+        match groups.iter_mut().find(|(h, _)| *h == heading) {
+            Some((_, players)) => players.push((p.name.clone(), detail)),
+            None => groups.push((heading, vec![(p.name.clone(), detail)])),
+        }
     }
-    if failed > 0 {
-        out.push_str(&format!(
-            "{failed} game(s) could not be imported (see stderr)\n"
-        ));
+    // Verdicts first (look closer, no statistical evidence), then the players without one.
+    out.push_str(&verdicts);
+    for (heading, players) in &groups {
+        match players.as_slice() {
+            // One player with a reason of its own: one line, as a verdict.
+            [(name, detail)] if *heading != few_heading => {
+                out.push_str(&format!("  {name}: {}\n", joined(&[heading, detail])));
+            }
+            _ => {
+                out.push_str(&format!(
+                    "  {}\n",
+                    heading.trim_end_matches(':').to_owned() + ":"
+                ));
+                if players.iter().all(|(_, d)| d.is_empty()) {
+                    let names: Vec<&str> = players.iter().map(|(n, _)| n.as_str()).collect();
+                    out.push_str(&format!("    {}\n", names.join(", ")));
+                    continue;
+                }
+                for (name, detail) in players {
+                    let detail = if detail.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {detail}")
+                    };
+                    out.push_str(&format!("    {name}{detail}\n"));
+                }
+            }
+        }
     }
     out
 }
