@@ -120,7 +120,7 @@ pub mod fit {
         CLOCK_SIGNALS, ENGINE_DIRECTION, Expert, GAME_SIDE_ONLY, HumanRange, LateOdds,
         LateReference, Level, LossTable, LowerRated, MIN_MOVES, PlayerEffect, Pooled, PositionLoss,
         RATED_SIGNALS, REGAN_SIGNALS, RatingBias, SIGNALS, Signals, TopLines,
-        Variant as AssessmentVariant, engine_direction, model_value,
+        Variant as AssessmentVariant, engine_direction, games_term, model_value,
     };
     pub use crate::model::classifier::{Baseline, Model, Node};
     pub use crate::model::vector::{CANDIDATE_LOSS_CP, FEATURE_NAMES, move_vector};

@@ -2176,6 +2176,62 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
         "{}",
         scaled["source"]
     );
+    // `--player-games-scale` fits every kind's scaling of a player's games, with a games
+    // term, on the pseudo-players of 2, 3, 4, 5, 10 and 20 games at once: a kind with 20
+    // of each label gets one (and says its formula), one with fewer keeps the shipped
+    // scaling (and says so); the rated kinds' player bars are set above their clean
+    // pseudo-players of 2-4 games too.
+    let out = run_with(
+        none_file.to_str().unwrap(),
+        "30",
+        &["--players", "--player-games-scale", "all"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = stderr(&out);
+    let scaled = read_json(&out_model);
+    for (new, old) in scaled["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(shipped["variants"].as_array().unwrap())
+    {
+        let basis = format!(
+            "{}, {}",
+            if new["rated"] == true {
+                "rated"
+            } else {
+                "unrated"
+            },
+            if new["clocks"] == true {
+                "clocks"
+            } else {
+                "no clocks"
+            }
+        );
+        let fitted = format!("players, {basis}: the player reading scaled as sigmoid((");
+        let kept = format!(
+            "players, {basis}: too few pseudo-players of 2, 3, 4, 5, 10, 20 games to fit a player's scaling"
+        );
+        if said.contains(&fitted) {
+            assert!(
+                said.contains("g = ln(games / 5) for 2-20 games, fitted on"),
+                "{said}"
+            );
+            assert_eq!(new["plattPlayerGames"].as_array().map(Vec::len), Some(2));
+        } else {
+            assert!(said.contains(&kept), "{basis}: {said}");
+            assert_eq!(new["plattPlayer"], old["plattPlayer"]);
+            assert!(new["plattPlayerGames"].is_null());
+        }
+    }
+    let rated_bars = said
+        .lines()
+        .find(|l| l.starts_with("players of 5+ games, rated, no clocks: look closer from"))
+        .unwrap_or_else(|| panic!("{said}"));
+    assert!(
+        rated_bars.contains("; 2 games: ") && rated_bars.contains("; 4 games: "),
+        "{rated_bars}"
+    );
     // With `--unrated-withheld` every unseen clean rated side is also read with its
     // rating withheld, by the unrated kind its clocks call for, and the unrated kinds'
     // thresholds are set from those readings (this folder has no unrated side, so

@@ -1326,6 +1326,13 @@ pub struct Variant {
     /// scaling would overstate a clean player. `None`: the side's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub platt_player: Option<(f64, f64)>,
+    /// How a player's scaling moves with their games, `(c, d)`: a player of `n` games is
+    /// scaled by `(a + c·g, b + d·g)`, g = ln(n / 5) held within the games it was fitted
+    /// on ([`PLAYER_SCALE_GAMES`]): pooled games read on one scale drift with their
+    /// number (a clean player of 20 games read higher than the share of such players
+    /// who were engine-assisted). `None`: one scaling for every number of games.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub platt_player_games: Option<(f64, f64)>,
     /// `unclear` for a player, from the same clean pseudo-players (about 10% above it).
     /// `None`: the side's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1665,6 +1672,17 @@ fn sigmoid(z: f64) -> f64 {
     1.0 / (1.0 + libm::exp(-z))
 }
 
+/// The games a player's scaling with a games term ([`Variant::platt_player_games`]) is
+/// fitted on, fewest and most: beyond them it is held at their ends.
+pub const PLAYER_SCALE_GAMES: (usize, usize) = (2, 20);
+
+/// The games term of a player's scaling: ln(n / 5), n held within
+/// [`PLAYER_SCALE_GAMES`] (five games, where the scaling was first fitted, reads 0).
+pub fn games_term(games: usize) -> f64 {
+    let n = games.clamp(PLAYER_SCALE_GAMES.0, PLAYER_SCALE_GAMES.1) as f64;
+    libm::log(n / 5.0)
+}
+
 /// A signal's value as the models see it: heavy-tailed signals on a log scale (ACPL,
 /// competence), so that a linear model's log-odds can follow them; `seenLines` as minus
 /// the logarithm of the share of moves the engine never had among its lines (plus 0.02,
@@ -1684,14 +1702,20 @@ impl Variant {
     /// The variant as it reads a player's pooled games: each expert that has one replaced
     /// by its [`Expert::player`] expert, with the player's scaling and `unclear` where it
     /// has them.
-    pub fn for_players(&self) -> Variant {
+    pub fn for_players(&self, games: usize) -> Variant {
         let mut v = self.clone();
         for e in &mut v.experts {
             if let Some(p) = e.player.take() {
                 *e = *p;
             }
         }
-        v.platt = v.platt_player.take().unwrap_or(v.platt);
+        v.platt = match (v.platt_player.take(), v.platt_player_games.take()) {
+            (Some((a, b)), Some((c, d))) => {
+                let g = games_term(games);
+                (a + c * g, b + d * g)
+            }
+            (ab, _) => ab.unwrap_or(v.platt),
+        };
         v.unclear = v.unclear_player.take().unwrap_or(v.unclear);
         v
     }
@@ -1901,7 +1925,7 @@ impl AssessmentModel {
     pub fn reading(&self, s: &Signals) -> Option<std::borrow::Cow<'_, Variant>> {
         let v = self.variant(s)?;
         Some(if s.games > 1 && v.has_player_reading() {
-            std::borrow::Cow::Owned(v.for_players())
+            std::borrow::Cow::Owned(v.for_players(s.games))
         } else if s.games <= 1 && s.clocks && v.has_clocks_reading() {
             std::borrow::Cow::Owned(v.for_clocks())
         } else {
@@ -2594,6 +2618,7 @@ mod tests {
             look_closer: 0.8,
             look_closer_player: 0.9,
             platt_player: None,
+            platt_player_games: None,
             unclear_player: None,
             lower_rated: Vec::new(),
         };
@@ -2759,6 +2784,49 @@ mod tests {
         let old_json = serde_json::to_string(&old).unwrap();
         assert!(!old_json.contains("plattPlayer") && !old_json.contains("unclearPlayer"));
         assert!((old.assess(&s).unwrap().probability - sigmoid(0.76)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_players_scaling_moves_with_their_games_within_the_games_it_was_fitted_on() {
+        // The player scaling (0.5, −1) with a games term (0.2, −0.5): a player of n games
+        // is scaled by (0.5 + 0.2 g, −1 − 0.5 g), g = ln(n / 5).
+        let mut m = model();
+        let v = m.variants.iter_mut().find(|v| v.rated).unwrap();
+        v.platt_player = Some((0.5, -1.0));
+        v.platt_player_games = Some((0.2, -0.5));
+        // Logit 3 (see above).
+        let mut s = signals(&[("matchRate", 0.7), ("zMm", 1.0)], Some(2000.0));
+        let at = |m: &AssessmentModel, s: &mut Signals, n: usize| {
+            s.games = n;
+            m.assess(s).unwrap().probability
+        };
+        let expect = |n: f64| {
+            let g = (n / 5.0).ln();
+            sigmoid((0.5 + 0.2 * g) * 3.0 - 1.0 - 0.5 * g)
+        };
+        // One game: the side's scaling, as ever.
+        assert!((at(&m, &mut s, 1) - sigmoid(3.0)).abs() < 1e-12);
+        // Five games: g = 0, the scaling without its term.
+        assert!((at(&m, &mut s, 5) - sigmoid(0.5)).abs() < 1e-12);
+        for n in [2, 3, 10, 20] {
+            let p = at(&m, &mut s, n);
+            assert!((p - expect(n as f64)).abs() < 1e-12, "{n}: {p}");
+        }
+        // Beyond the games it was fitted on, held at their ends.
+        assert_eq!(at(&m, &mut s, 60), at(&m, &mut s, 20));
+        assert!(at(&m, &mut s, 20) != at(&m, &mut s, 10));
+        // The file keeps it; one without it reads every player on one scaling.
+        let json = serde_json::to_string(&m).unwrap();
+        assert!(json.contains("\"plattPlayerGames\":[0.2,-0.5]"), "{json}");
+        assert_eq!(AssessmentModel::from_json(&json).unwrap(), m);
+        let v = m.variants.iter_mut().find(|v| v.rated).unwrap();
+        v.platt_player_games = None;
+        assert!(
+            !serde_json::to_string(&m)
+                .unwrap()
+                .contains("plattPlayerGames")
+        );
+        assert!((at(&m, &mut s, 20) - sigmoid(0.5)).abs() < 1e-12);
     }
 
     #[test]

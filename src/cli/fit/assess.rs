@@ -33,7 +33,8 @@ use fairsight::{
     fit::{
         AssessmentVariant, CLOCK_SIGNALS, Expert, GAME_SIDE_ONLY, HumanRange, LateOdds,
         LateReference, Level, LowerRated, Model, PlayerEffect, RATED_SIGNALS, REGAN_SIGNALS,
-        RatingBias, SIGNALS, Signals, engine_direction, model_value, side_signals, tag_rating,
+        RatingBias, SIGNALS, Signals, engine_direction, games_term, model_value, side_signals,
+        tag_rating,
     },
 };
 
@@ -207,6 +208,16 @@ pub struct ThresholdsArgs {
     /// games read otherwise.)
     #[arg(long, requires = "players")]
     unrated_player_scale: bool,
+    /// Fit the scaling of a player's pooled games again, with a games term
+    /// (`sigmoid((a + c·g)·logit + b + d·g)`, g = ln(games / 5)), on the pseudo-players of
+    /// 2, 3, 4, 5, 10 and 20 games of the sides the readers never saw, for the unrated
+    /// kinds (`unrated`, replacing `--unrated-player-scale`'s fit on those of 5 games) or
+    /// every kind (`all`; the rated kinds' player bars are then set above their clean
+    /// pseudo-players of 2-4 games too): one scaling fitted at 5 games reads a player of
+    /// 10 or 20 games off the share of such players who were engine-assisted. (`all` was
+    /// tried in session 65 and not shipped: models/README.md.)
+    #[arg(long, value_enum, requires = "players")]
+    player_games_scale: Option<GamesScale>,
     /// With `--players`: a player's `look closer` also above every clean real player of 5
     /// or more games among the same sides (each read by the model that never saw them, on
     /// all their games pooled) and their normal tail, and a player's `unclear` where a
@@ -850,24 +861,32 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
         }
     }
     let mut player_scale_words = String::new();
-    if a.unrated_player_scale {
+    let games_scale = a.player_games_scale.is_some();
+    let every = a.player_games_scale == Some(GamesScale::All);
+    if a.unrated_player_scale || games_scale {
         let groups: Vec<(&[Record], &AssessmentModel)> = by_reader
             .iter()
             .zip(&readers)
             .map(|(records, m)| (records.as_slice(), m))
             .collect();
+        let sizes: Vec<usize> = if games_scale {
+            FEW_GAMES.iter().chain(&PLAYER_GAMES).copied().collect()
+        } else {
+            vec![PLAYER_GAMES[0]]
+        };
         let card = set_player_calibration(
             &groups,
             oof.as_ref(),
             &mut model,
-            PLAYER_GAMES[0],
+            &sizes,
             MIN_PLAYER_SCALE,
-            |v| !v.rated,
+            |v| every || !v.rated,
         )?;
         eprint!("{card}");
         let mut scaled = Vec::new();
-        for v in model.variants.iter().filter(|v| !v.rated) {
+        for v in model.variants.iter().filter(|v| every || !v.rated) {
             let Some(ab) = v.platt_player else { continue };
+            let cd = v.platt_player_games;
             if !card.contains(&format!(
                 "players, {}: the player reading scaled",
                 v.basis()
@@ -878,14 +897,24 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
             for m in readers.iter_mut() {
                 for w in m.variants.iter_mut().filter(|w| w.basis() == v.basis()) {
                     w.platt_player = Some(ab);
+                    w.platt_player_games = cd;
                 }
             }
         }
         if !scaled.is_empty() {
             player_scale_words = format!(
-                "; a player's scaling fitted again for {} on the pseudo-players of {} games of every kind the models never saw, the rated ones read with their rating withheld",
+                "; a player's scaling fitted again for {} on the pseudo-players of {} games of every kind the models never saw, the rated ones read with their rating withheld{}",
                 scaled.join(", "),
-                PLAYER_GAMES[0]
+                sizes
+                    .iter()
+                    .map(|n| n.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if every {
+                    " for the unrated kinds; with a games term"
+                } else {
+                    ""
+                }
             );
         }
     }
@@ -906,9 +935,9 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
             a.band_apart,
             // A player's scale fitted on players read without their rating sets an
             // unrated kind's player bars on the same players.
-            a.unrated_withheld || a.unrated_player_scale,
+            a.unrated_withheld || a.unrated_player_scale || games_scale,
             a.real_players,
-            a.unrated_player_scale,
+            (a.unrated_player_scale || games_scale, every),
             &mut model,
         )?;
         eprint!("{card}");
@@ -2055,6 +2084,100 @@ fn platt(scores: &[f64], labels: &[bool]) -> (f64, f64) {
     (a, b)
 }
 
+/// Platt scaling with a games term: `sigmoid((a + c·g)·logit + b + d·g)` fitted on
+/// `(score, g)` pairs (g = [`games_term`] of the pseudo-player's games) by Newton's
+/// method on the same smoothed targets as [`platt`]; returns `((a, b), (c, d))`.
+fn platt_games(scores: &[(f64, f64)], labels: &[bool]) -> ((f64, f64), (f64, f64)) {
+    let pos = labels.iter().filter(|l| **l).count() as f64;
+    let neg = labels.len() as f64 - pos;
+    let (tp, tn) = ((pos + 1.0) / (pos + 2.0), 1.0 / (neg + 2.0));
+    // Inputs: logit, logit·g, 1, g.
+    let x: Vec<[f64; 4]> = scores
+        .iter()
+        .map(|&(p, g)| {
+            let l = logit(p);
+            [l, l * g, 1.0, g]
+        })
+        .collect();
+    let t: Vec<f64> = labels.iter().map(|l| if *l { tp } else { tn }).collect();
+    let dot = |w: &[f64; 4], xi: &[f64; 4]| -> f64 { w.iter().zip(xi).map(|(a, b)| a * b).sum() };
+    let nll = |w: &[f64; 4]| -> f64 {
+        x.iter()
+            .zip(&t)
+            .map(|(xi, ti)| {
+                let z = dot(w, xi);
+                z.max(0.0) + (-z.abs()).exp().ln_1p() - ti * z
+            })
+            .sum()
+    };
+    let mut w = [0.0; 4];
+    let mut current = nll(&w);
+    for _ in 0..100 {
+        let mut g = [0.0; 4];
+        let mut h = [[0.0; 4]; 4];
+        for (i, row) in h.iter_mut().enumerate() {
+            row[i] = 1e-9;
+        }
+        for (xi, ti) in x.iter().zip(&t) {
+            let p = 1.0 / (1.0 + (-dot(&w, xi)).exp());
+            let q = p * (1.0 - p);
+            for i in 0..4 {
+                g[i] += (p - ti) * xi[i];
+                for j in 0..4 {
+                    h[i][j] += q * xi[i] * xi[j];
+                }
+            }
+        }
+        let Some(step_dir) = solve4(h, g) else { break };
+        // Backtracking: halve the Newton step until the likelihood improves.
+        let mut step = 1.0;
+        let at = |s: f64| -> [f64; 4] { std::array::from_fn(|i| w[i] - s * step_dir[i]) };
+        let mut next = nll(&at(step));
+        while next > current && step > 1e-6 {
+            step /= 2.0;
+            next = nll(&at(step));
+        }
+        if next > current {
+            break;
+        }
+        w = at(step);
+        let gain = current - next;
+        current = next;
+        if gain < 1e-10 {
+            break;
+        }
+    }
+    ((w[0], w[2]), (w[1], w[3]))
+}
+
+/// Solves `h·x = g` by Gaussian elimination with partial pivoting; `None` when `h` is
+/// singular.
+fn solve4(mut h: [[f64; 4]; 4], mut g: [f64; 4]) -> Option<[f64; 4]> {
+    for col in 0..4 {
+        let pivot = (col..4).max_by(|&a, &b| h[a][col].abs().total_cmp(&h[b][col].abs()))?;
+        if h[pivot][col].abs() < 1e-12 {
+            return None;
+        }
+        h.swap(col, pivot);
+        g.swap(col, pivot);
+        let (upper, lower) = h.split_at_mut(col + 1);
+        let pivot_row = upper[col];
+        for (row, r) in lower.iter_mut().enumerate().map(|(i, r)| (col + 1 + i, r)) {
+            let f = r[col] / pivot_row[col];
+            for (x, p) in r.iter_mut().zip(pivot_row).skip(col) {
+                *x -= f * p;
+            }
+            g[row] -= f * g[col];
+        }
+    }
+    let mut x = [0.0; 4];
+    for row in (0..4).rev() {
+        let s: f64 = (row + 1..4).map(|k| h[row][k] * x[k]).sum();
+        x[row] = (g[row] - s) / h[row][row];
+    }
+    Some(x)
+}
+
 /// Fits a model of `kind` ("logistic" or "forest") on rows (inputs already filled).
 fn fit_model(kind: &str, x: &[Vec<f64>], y: &[u32], trees: u16, seed: u64) -> Result<Model> {
     Ok(match kind {
@@ -2231,7 +2354,7 @@ fn fit(a: FitArgs) -> Result<()> {
         &[(&validation, &unscaled)],
         None,
         &mut model,
-        PLAYER_GAMES[0],
+        &PLAYER_GAMES[..1],
         MIN_PLAYER_SCALE,
         |_| true,
     )?);
@@ -2243,7 +2366,7 @@ fn fit(a: FitArgs) -> Result<()> {
         false,
         false,
         false,
-        false,
+        (false, false),
         &mut model,
     )?);
     std::fs::write(&a.out, model.to_json() + "\n")
@@ -2254,10 +2377,12 @@ fn fit(a: FitArgs) -> Result<()> {
 }
 
 /// Fits the Platt scaling of each kind of input's player reading (its player experts,
-/// [`AssessmentVariant::platt_player`]) on pseudo-players of `size` games (for a fit,
+/// [`AssessmentVariant::platt_player`]) on pseudo-players of `sizes` games (for a fit,
 /// [`PLAYER_GAMES`]' smallest) made of `records` (the validation split: the clean sides in one grouping, the
 /// engine-assisted ones by kind), as a side's scaling is fitted on the validation split's
-/// sides. An unrated kind reads, beside its own pseudo-players, the rated ones read with
+/// sides. With more than one size, the scaling gets a games term
+/// ([`AssessmentVariant::platt_player_games`], fitted on them all at once); with one, it
+/// has none. An unrated kind reads, beside its own pseudo-players, the rated ones read with
 /// their rating withheld (as it reads a file without Elo tags): the corpus's unrated
 /// games are few and all clean. A kind of input with fewer than `min` pseudo-players of
 /// either label takes the scaling fitted on the pseudo-players of the kinds read alike
@@ -2268,7 +2393,7 @@ fn set_player_calibration(
     groups: &[(&[Record], &AssessmentModel)],
     oof: Option<&ClassifierOof>,
     model: &mut AssessmentModel,
-    size: usize,
+    sizes: &[usize],
     min: usize,
     pick: impl Fn(&AssessmentVariant) -> bool,
 ) -> Result<String> {
@@ -2285,29 +2410,43 @@ fn set_player_calibration(
         .variants
         .iter()
         .any(|v| !v.rated && read.contains(&v.basis()));
+    let with_games = sizes.len() > 1;
     let mut players = Vec::new();
     for (records, reader) in groups {
         // The raw player reading: no scaling.
         let mut raw = (*reader).clone();
         for v in &mut raw.variants {
             v.platt_player = Some((1.0, 0.0));
+            v.platt_player_games = None;
         }
-        let (read, withheld) = pseudo_players_read(records, &raw, size, 1, oof, unrated)?;
-        players.extend(read);
-        // The rated pseudo-players read without their rating, for the unrated kinds (as
-        // `assess thresholds --unrated-withheld` reads them).
-        players.extend(
-            withheld
-                .into_iter()
-                .filter(|p| p.elo.is_some() && !p.basis.starts_with("rated")),
-        );
+        for &size in sizes {
+            let (read, withheld) = pseudo_players_read(records, &raw, size, 1, oof, unrated)?;
+            players.extend(read);
+            // The rated pseudo-players read without their rating, for the unrated kinds
+            // (as `assess thresholds --unrated-withheld` reads them).
+            players.extend(
+                withheld
+                    .into_iter()
+                    .filter(|p| p.elo.is_some() && !p.basis.starts_with("rated")),
+            );
+        }
     }
-    let of = |basis: Option<&str>| -> (Vec<f64>, Vec<bool>) {
+    type Scaling = ((f64, f64), Option<(f64, f64)>);
+    let fit = |scores: &[(f64, f64)], labels: &[bool]| -> Scaling {
+        if with_games {
+            let (ab, cd) = platt_games(scores, labels);
+            (ab, Some(cd))
+        } else {
+            let p: Vec<f64> = scores.iter().map(|s| s.0).collect();
+            (platt(&p, labels), None)
+        }
+    };
+    let of = |basis: Option<&str>| -> (Vec<(f64, f64)>, Vec<bool>) {
         players
             .iter()
             .filter(|p| basis.is_none_or(|b| p.basis == b) && !p.probability.is_nan())
             .filter(|p| read.contains(&p.basis))
-            .map(|p| (p.probability, p.kind != Kind::Human))
+            .map(|p| ((p.probability, games_term(p.games)), p.kind != Kind::Human))
             .unzip()
     };
     let enough = |labels: &[bool]| {
@@ -2315,10 +2454,10 @@ fn set_player_calibration(
         pos >= min && labels.len() - pos >= min
     };
     let (all_scores, all_labels) = of(None);
-    let pooled = enough(&all_labels).then(|| platt(&all_scores, &all_labels));
+    let pooled = enough(&all_labels).then(|| fit(&all_scores, &all_labels));
     // The kinds read alike, rated or unrated, together.
-    let alike = |rated: bool| -> Option<(f64, f64)> {
-        let (scores, labels): (Vec<f64>, Vec<bool>) = model
+    let alike = |rated: bool| -> Option<Scaling> {
+        let (scores, labels): (Vec<(f64, f64)>, Vec<bool>) = model
             .variants
             .iter()
             .filter(|v| v.rated == rated && read.contains(&v.basis()))
@@ -2327,9 +2466,14 @@ fn set_player_calibration(
                 s.into_iter().zip(l)
             })
             .unzip();
-        enough(&labels).then(|| platt(&scores, &labels))
+        enough(&labels).then(|| fit(&scores, &labels))
     };
     let alike = [alike(false), alike(true)];
+    let games = sizes
+        .iter()
+        .map(|n| n.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
     let mut card = String::new();
     for v in &mut model.variants {
         if !read.contains(&v.basis()) {
@@ -2339,24 +2483,31 @@ fn set_player_calibration(
         let (scores, labels) = of(Some(&basis));
         let pos = labels.iter().filter(|l| **l).count();
         let rated = if v.rated { "rated" } else { "unrated" };
-        let (ab, from) = if enough(&labels) {
-            (Some(platt(&scores, &labels)), "its own".to_owned())
-        } else if let Some(ab) = alike[usize::from(v.rated)] {
-            (Some(ab), format!("the {rated} kinds' together"))
+        let (scaling, from) = if enough(&labels) {
+            (Some(fit(&scores, &labels)), "its own".to_owned())
+        } else if let Some(s) = alike[usize::from(v.rated)] {
+            (Some(s), format!("the {rated} kinds' together"))
         } else {
             (pooled, "all kinds' together".to_owned())
         };
         // Too few pseudo-players of every grouping: the kind keeps the scaling it has.
-        match ab {
-            Some((a, b)) => {
-                v.platt_player = ab;
+        match scaling {
+            Some(((a, b), cd)) => {
+                v.platt_player = Some((a, b));
+                v.platt_player_games = cd;
+                let formula = match cd {
+                    Some((c, d)) => format!(
+                        "sigmoid(({a:.3} + {c:.3} g) x logit + {b:.3} + {d:.3} g), g = ln(games / 5) for 2-20 games"
+                    ),
+                    None => format!("sigmoid({a:.3} x logit + {b:.3})"),
+                };
                 card.push_str(&format!(
-                    "players, {basis}: the player reading scaled as sigmoid({a:.3} x logit + {b:.3}), fitted on {from} pseudo-players of {size} games ({pos} engine-assisted / {} clean here)  \n",
+                    "players, {basis}: the player reading scaled as {formula}, fitted on {from} pseudo-players of {games} games ({pos} engine-assisted / {} clean here)  \n",
                     labels.len() - pos
                 ));
             }
             None => card.push_str(&format!(
-                "players, {basis}: too few pseudo-players of {size} games to fit a player's scaling ({pos} engine-assisted / {} clean here): kept\n",
+                "players, {basis}: too few pseudo-players of {games} games to fit a player's scaling ({pos} engine-assisted / {} clean here): kept\n",
                 labels.len() - pos
             )),
         }
@@ -2374,8 +2525,8 @@ fn set_player_calibration(
 /// a side's threshold. With `withheld`, the unrated kinds' are set from their clean
 /// pseudo-players and, with them, every rated one read with its rating withheld (as
 /// `assess thresholds --unrated-withheld` sets a side's). With `real`, above the clean
-/// real players too (below); with `few`, an unrated kind's above the clean pseudo-players
-/// of 2-4 games as well. Returns the model card's lines.
+/// real players too (below); with `few`, an unrated kind's (`few.0`) and a rated one's
+/// (`few.1`) above the clean pseudo-players of 2-4 games as well. Returns the model card's lines.
 #[allow(clippy::too_many_arguments)]
 fn set_player_thresholds(
     groups: &[(&[Record], &AssessmentModel)],
@@ -2384,17 +2535,18 @@ fn set_player_thresholds(
     band_apart: bool,
     withheld: bool,
     real: bool,
-    few: bool,
+    few: (bool, bool),
     model: &mut AssessmentModel,
 ) -> Result<String> {
-    // With `few`, the unrated kinds' bars also above the clean pseudo-players of 2-4
-    // games, whom they hold to a player's `look closer` too.
-    let sizes: Vec<usize> = if few {
+    // With `few`, the unrated kinds' bars (`few.0`) and the rated ones' (`few.1`) also
+    // above the clean pseudo-players of 2-4 games, whom they hold to a player's `look
+    // closer` too.
+    let sizes: Vec<usize> = if few.0 || few.1 {
         FEW_GAMES.iter().chain(&PLAYER_GAMES).copied().collect()
     } else {
         PLAYER_GAMES.to_vec()
     };
-    let counted = |rated: bool, n: usize| n >= PLAYER_GAMES[0] || (few && !rated);
+    let counted = |rated: bool, n: usize| n >= PLAYER_GAMES[0] || if rated { few.1 } else { few.0 };
     let mut by_size: Vec<(usize, Vec<PseudoPlayer>)> =
         sizes.iter().map(|&n| (n, Vec::new())).collect();
     let mut reals: Vec<PseudoPlayer> = Vec::new();
@@ -2440,15 +2592,21 @@ fn set_player_thresholds(
                 .and_then(|e| bounds.iter().position(|b| e < *b))
                 .unwrap_or(bounds.len())
         };
-        // A rating band's: players of 5+ games (the last sizes).
-        let five_up = &by_size[by_size.len() - PLAYER_GAMES.len()..];
+        // A rating band's: players of 5+ games (the last sizes), and of 2-4 where the
+        // kind counts them.
+        let first = if counted(v.rated, FEW_GAMES[0]) {
+            0
+        } else {
+            by_size.len() - PLAYER_GAMES.len()
+        };
         for (i, b) in v.lower_rated.iter_mut().enumerate().take(bounds.len()) {
-            let (bound, mut parts) = player_bound(five_up, &basis, |p| band_of(p) == i);
+            let (bound, mut parts) = player_bound(&by_size[first..], &basis, |p| band_of(p) == i);
             let (real_bound, _, words) = real_players_bound(&reals, &basis, |p| band_of(p) == i);
             if real {
                 parts.push(words);
             }
-            b.look_closer_player = Some(b.look_closer.max(bound.max(real_bound).min(0.999)));
+            b.look_closer_player =
+                Some(b.look_closer.max(bound.max(real_bound).min(PLAYER_BAR_CAP)));
             let rated = match i {
                 0 => format!("under {}", b.below),
                 _ => format!("{}-{}", bounds[i - 1], b.below - 1.0),
@@ -2502,7 +2660,7 @@ fn set_player_thresholds(
                 (u, r) => u.or(r),
             };
         }
-        v.look_closer_player = v.look_closer.max(bound.max(real_bound).min(0.999));
+        v.look_closer_player = v.look_closer.max(bound.max(real_bound).min(PLAYER_BAR_CAP));
         // A player read by player experts, on their own scale, is `unclear` as a tenth of
         // the clean pseudo-players of five games are (or of the real players, above).
         if v.has_player_reading() {
@@ -2594,6 +2752,22 @@ const MIN_PLAYER_SCALE: usize = 20;
 /// set above, with `assess thresholds --unrated-player-scale` (a player of 2-4 games is
 /// held to it).
 const FEW_GAMES: [usize; 3] = [2, 3, 4];
+
+/// Which kinds of input `assess thresholds --player-games-scale` fits a player's scaling
+/// with a games term for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum GamesScale {
+    /// The unrated kinds.
+    Unrated,
+    /// Every kind with a player reading.
+    All,
+}
+
+/// The highest a player's `look closer` is set (a bar of 1 would never be reached). With
+/// the rated kind's scaling fitted with a games term (`--player-games-scale all`) the
+/// clean players of the lower rating bands read past it; 0.9999 held them but cost
+/// engine-assisted players at `look closer` (session 65, models/README.md).
+const PLAYER_BAR_CAP: f64 = 0.999;
 
 /// The sizes of the pseudo-players a player's threshold is set above.
 const PLAYER_GAMES: [usize; 3] = [5, 10, 20];
@@ -3272,6 +3446,7 @@ fn fit_variants(
             look_closer: 0.9,
             look_closer_player: 0.9,
             platt_player: None,
+            platt_player_games: None,
             unclear_player: None,
             lower_rated: Vec::new(),
         };
@@ -6228,7 +6403,7 @@ mod tests {
             &[(&records, &model.clone())],
             None,
             &mut model,
-            2,
+            &[2],
             5,
             |_| true,
         )
@@ -6294,7 +6469,7 @@ mod tests {
             &[(&records, &unrated.clone())],
             None,
             &mut unrated,
-            2,
+            &[2],
             5,
             |v| !v.rated,
         )
@@ -6309,6 +6484,116 @@ mod tests {
         }
         let (_, withheld) = pseudo_players_read(&records, &unrated, 2, 1, None, true).unwrap();
         adds_up(&withheld, "unrated, no clocks");
+        // One size fitted: no games term.
+        assert!(
+            unrated
+                .variants
+                .iter()
+                .all(|v| v.platt_player_games.is_none())
+        );
+
+        // Pseudo-players of 2 and 4 games at once: the scaling gets a games term. Its
+        // intercept and games term put the sum of the probabilities of the players of
+        // each size at the sum of their targets (the two score equations, Σ(p − t) = 0
+        // and Σ g·(p − t) = 0, with g taking two values), the targets smoothed by the
+        // counts of both sizes together: read again with it, each size must add up.
+        let mut games = model.clone();
+        games.variants[r].platt_player = None;
+        let card = set_player_calibration(
+            &[(&records, &games.clone())],
+            None,
+            &mut games,
+            &[2, 4],
+            5,
+            |_| true,
+        )
+        .unwrap();
+        assert!(
+            card.contains("g = ln(games / 5)") && card.contains("pseudo-players of 2, 4 games"),
+            "{card}"
+        );
+        let (c, d) = games.variants[r].platt_player_games.expect("a games term");
+        assert!(c != 0.0 && d != 0.0, "{c} {d}");
+        let read: Vec<Vec<PseudoPlayer>> = [2, 4]
+            .iter()
+            .map(|&n| {
+                pseudo_players(&records, &games, n, 1, None)
+                    .unwrap()
+                    .into_iter()
+                    .filter(|p| p.basis == "rated, no clocks" && !p.probability.is_nan())
+                    .collect()
+            })
+            .collect();
+        let count = |k: bool| -> f64 {
+            read.iter()
+                .flatten()
+                .filter(|p| (p.kind != Kind::Human) == k)
+                .count() as f64
+        };
+        let (pos, neg) = (count(true), count(false));
+        let (tp, tn) = ((pos + 1.0) / (pos + 2.0), 1.0 / (neg + 2.0));
+        for players in &read {
+            let sum: f64 = players.iter().map(|p| p.probability).sum();
+            let targets: f64 = players
+                .iter()
+                .map(|p| if p.kind != Kind::Human { tp } else { tn })
+                .sum();
+            assert!(
+                (sum - targets).abs() < 1e-3,
+                "{} games: {sum} against {targets}",
+                players[0].games
+            );
+        }
+    }
+
+    #[test]
+    fn a_games_term_is_recovered_from_players_whose_odds_move_with_their_games() {
+        // Players whose true odds are sigmoid((1.5 + 0.5 g)·L − 1 + 0.8 g), g = ln(n / 5),
+        // in exact shares (10,000 per cell, so sampling noise is nil): the fit must give
+        // those four numbers back (the smoothing of the targets moves them a little).
+        let (a, b, c, d) = (1.5, -1.0, 0.5, 0.8);
+        let mut scores = Vec::new();
+        let mut labels = Vec::new();
+        for n in [2usize, 3, 5, 10, 20] {
+            let g = games_term(n);
+            for l in [-3.0, -1.5, 0.0, 1.0, 2.5] {
+                let p = 1.0 / (1.0 + f64::exp(-((a + c * g) * l + b + d * g)));
+                let pos = (p * 10_000.0).round() as usize;
+                for k in 0..10_000 {
+                    scores.push((1.0 / (1.0 + f64::exp(-l)), g));
+                    labels.push(k < pos);
+                }
+            }
+        }
+        let ((fa, fb), (fc, fd)) = platt_games(&scores, &labels);
+        for (got, want) in [(fa, a), (fb, b), (fc, c), (fd, d)] {
+            assert!((got - want).abs() < 0.02, "{got} against {want}");
+        }
+        // Without a games term the same players get one compromise scaling, off at the
+        // ends: its slope is none of the slopes at 2 and 20 games.
+        let p: Vec<f64> = scores.iter().map(|s| s.0).collect();
+        let (one_a, _) = platt(&p, &labels);
+        assert!((one_a - (a + c * games_term(2))).abs() > 0.2);
+        assert!((one_a - (a + c * games_term(20))).abs() > 0.2);
+    }
+
+    #[test]
+    fn a_linear_system_of_four_is_solved_and_a_singular_one_refused() {
+        let h = [
+            [4.0, 1.0, 0.0, 2.0],
+            [1.0, 3.0, 1.0, 0.0],
+            [0.0, 1.0, 5.0, 1.0],
+            [2.0, 0.0, 1.0, 6.0],
+        ];
+        let x = [1.0, -2.0, 0.5, 3.0];
+        let g: [f64; 4] = std::array::from_fn(|i| (0..4).map(|j| h[i][j] * x[j]).sum());
+        let got = solve4(h, g).unwrap();
+        for (u, v) in got.iter().zip(x) {
+            assert!((u - v).abs() < 1e-12, "{got:?}");
+        }
+        let mut singular = h;
+        singular[3] = singular[0];
+        assert!(solve4(singular, g).is_none());
     }
 
     #[test]
