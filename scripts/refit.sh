@@ -79,7 +79,8 @@ say "thresholds and scaling"
   $(for n in $(seq 1 10); do echo --cross "$WORK/fit-g$n.json=$WORK/folds/fold-$n.json"; done) \
   --classifier-oof "$WORK/classifier-oof.json" --players --band-apart \
   --lower-rated 1600,1900,2200 --band-rate 0.005 --calibrate \
-  --clocks-scale --clocks-experts top,weaker --real-players --unrated-player-scale $THRESHOLDS_ARGS \
+  --clocks-scale --clocks-experts top,weaker --real-players --unrated-player-scale \
+  --player-games-scale unrated $THRESHOLDS_ARGS \
   --out "$WORK/assessment.json" > "$WORK/thresholds.log" 2>&1
 
 status=0

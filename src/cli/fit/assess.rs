@@ -911,7 +911,7 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
                     .collect::<Vec<_>>()
                     .join(", "),
                 if every {
-                    " for the unrated kinds; with a games term"
+                    " for the unrated kinds (the rated kinds' on their own)"
                 } else {
                     ""
                 }
