@@ -6384,6 +6384,7 @@ mod tests {
         let mut model = AssessmentModel::builtin().unwrap().clone();
         for v in &mut model.variants {
             v.platt_player = None;
+            v.platt_player_games = None;
             v.unclear_player = None;
             for e in &mut v.experts {
                 e.player = None;
