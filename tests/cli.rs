@@ -2179,8 +2179,8 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
     // `--player-games-scale` fits every kind's scaling of a player's games, with a games
     // term, on the pseudo-players of 2, 3, 4, 5, 10 and 20 games at once: a kind with 20
     // of each label gets one (and says its formula), one with fewer keeps the shipped
-    // scaling (and says so); the rated kinds' player bars are set above their clean
-    // pseudo-players of 2-4 games too.
+    // scaling (and says so); the rated kinds' players of 2-4 games get bars of their own,
+    // above their clean pseudo-players of 2-4 games and never below the 5+ ones.
     let out = run_with(
         none_file.to_str().unwrap(),
         "30",
@@ -2229,9 +2229,18 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
         .find(|l| l.starts_with("players of 5+ games, rated, no clocks: look closer from"))
         .unwrap_or_else(|| panic!("{said}"));
     assert!(
-        rated_bars.contains("; 2 games: ") && rated_bars.contains("; 4 games: "),
+        rated_bars.contains("; 2 games: ")
+            && rated_bars.contains("; 4 games: ")
+            && rated_bars.contains("; 2-4 games: look closer from "),
         "{rated_bars}"
     );
+    for v in scaled["variants"].as_array().unwrap() {
+        let (five, few) = (&v["lookCloserPlayer"], &v["lookCloserFew"]);
+        assert!(
+            few.as_f64().unwrap() >= five.as_f64().unwrap() && few.as_f64() < Some(1.0),
+            "{v}"
+        );
+    }
     // With `--unrated-withheld` every unseen clean rated side is also read with its
     // rating withheld, by the unrated kind its clocks call for, and the unrated kinds'
     // thresholds are set from those readings (this folder has no unrated side, so

@@ -1318,8 +1318,16 @@ pub struct Variant {
     /// `look closer` from this probability for a game side.
     pub look_closer: f64,
     /// `look closer` from this probability for a player with 5 or more games (and, where
-    /// the variant reads players on a scale of their own, 2-4 too).
+    /// the variant reads players on a scale of their own, 2-4 too, unless
+    /// [`Variant::look_closer_few`] holds them).
     pub look_closer_player: f64,
+    /// `look closer` for a player of 2-4 games read on the player scale, set on clean
+    /// pseudo-players of 2-4 games apart from those of 5 or more (never below
+    /// `look_closer_player`): a scaling that moves with the games reads a clean pair of
+    /// games about as high as it reads an engine user's ten, and one bar for both would
+    /// rise past the ten. `None`: `look_closer_player`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub look_closer_few: Option<f64>,
     /// Platt scaling of a player's pooled games as its player experts read them
     /// ([`Expert::player`]), fitted on pseudo-players of five games: they read a
     /// player's clean games higher than the experts read a side's, so the side's
@@ -1388,6 +1396,10 @@ pub struct LowerRated {
     /// mean rating; never below the variant's). `None`: the variant's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub look_closer_player: Option<f64>,
+    /// The same for a player of the band with 2-4 games ([`Variant::look_closer_few`]).
+    /// `None`: the band's `look_closer_player`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub look_closer_few: Option<f64>,
 }
 
 /// One kind of assistance against clean humans: top engines, weaker (strength-limited)
@@ -1720,6 +1732,23 @@ impl Variant {
         v
     }
 
+    /// The `look closer` a player of `games` games is held to (2 or more; 2-4 only where
+    /// the variant reads players on a scale of their own), in rating band `band` if
+    /// any: the band's player bar where it has one, never below the variant's, and the
+    /// bars for 2-4 games ([`Variant::look_closer_few`]) where they are set.
+    pub fn player_look_closer(&self, band: Option<&LowerRated>, games: usize) -> f64 {
+        let few = games < 5;
+        let own = match self.look_closer_few {
+            Some(f) if few => f,
+            _ => self.look_closer_player,
+        };
+        let banded = band.and_then(|b| match b.look_closer_few {
+            Some(f) if few => Some(f),
+            _ => b.look_closer_player,
+        });
+        own.max(banded.unwrap_or(0.0))
+    }
+
     /// The variant as it reads a game side with clocks: each expert on its scale for
     /// such sides ([`Expert::human_clocks`]) where it has one.
     pub fn for_clocks(&self) -> Variant {
@@ -2024,11 +2053,7 @@ impl AssessmentModel {
         let band = v.band(s.rating);
         let lower = band.filter(|_| s.games <= 1);
         let (unclear, look_closer) = match (band, lower) {
-            (band, _) if as_player => (
-                v.unclear,
-                v.look_closer_player
-                    .max(band.and_then(|b| b.0.look_closer_player).unwrap_or(0.0)),
-            ),
+            (band, _) if as_player => (v.unclear, v.player_look_closer(band.map(|b| b.0), s.games)),
             (_, Some((b, _))) => (v.unclear.max(b.unclear), v.look_closer.max(b.look_closer)),
             _ => (v.unclear, v.look_closer),
         };
@@ -2617,6 +2642,7 @@ mod tests {
             unclear: 0.3,
             look_closer: 0.8,
             look_closer_player: 0.9,
+            look_closer_few: None,
             platt_player: None,
             platt_player_games: None,
             unclear_player: None,
@@ -3636,6 +3662,7 @@ mod tests {
             sides: 200,
             at_variant: 8,
             look_closer_player: None,
+            look_closer_few: None,
         }];
         // matchRate 0.7: logit 2, p = 0.881, between the variant's 0.8 and the band's 0.95.
         let between = [("matchRate", 0.7), ("zMm", 0.0)];
@@ -3713,6 +3740,7 @@ mod tests {
             sides: 300,
             at_variant: 10,
             look_closer_player: player,
+            look_closer_few: None,
         };
         rated.lower_rated = vec![band(1600.0, 0.97, Some(0.99)), band(1900.0, 0.9, None)];
         rated.look_closer_player = 0.85;
@@ -3788,6 +3816,68 @@ mod tests {
         let mut player = signals(&between, Some(1500.0));
         player.games = 5;
         assert_eq!(m.assess(&player).unwrap().thresholds.1, 0.85);
+    }
+
+    #[test]
+    fn a_player_of_two_to_four_games_is_held_to_the_bars_set_for_them_where_there_are_some() {
+        let mut m = model();
+        let rated = m.variants.iter_mut().find(|v| v.rated).unwrap();
+        // A player scale (the side's own scaling), so players of 2-4 games are read as
+        // players; a band under 1,600 with bars of its own.
+        rated.platt_player = Some(rated.platt);
+        rated.look_closer_player = 0.85;
+        rated.lower_rated = vec![LowerRated {
+            below: 1600.0,
+            unclear: 0.5,
+            look_closer: 0.9,
+            sides: 300,
+            at_variant: 10,
+            look_closer_player: Some(0.95),
+            look_closer_few: None,
+        }];
+        let between = [("matchRate", 0.7), ("zMm", 0.0)];
+        let bar = |m: &AssessmentModel, rating: f64, games: usize| {
+            let mut s = signals(&between, Some(rating));
+            s.games = games;
+            m.assess(&s).unwrap().thresholds.1
+        };
+        // No bars for 2-4 games: theirs are the 5+ ones, the band's where it has one.
+        for games in [2, 3, 4, 5, 20] {
+            assert_eq!(bar(&m, 2000.0, games), 0.85, "{games}");
+            assert_eq!(bar(&m, 1500.0, games), 0.95, "{games}");
+        }
+        // With them: players of 2-4 games get them, of 5 or more not, nor a game side.
+        let rated = m.variants.iter_mut().find(|v| v.rated).unwrap();
+        rated.look_closer_few = Some(0.97);
+        rated.lower_rated[0].look_closer_few = Some(0.99999);
+        for games in [2, 3, 4] {
+            assert_eq!(bar(&m, 2000.0, games), 0.97, "{games}");
+            assert_eq!(bar(&m, 1500.0, games), 0.99999, "{games}");
+        }
+        for games in [5, 10, 20] {
+            assert_eq!(bar(&m, 2000.0, games), 0.85, "{games}");
+            assert_eq!(bar(&m, 1500.0, games), 0.95, "{games}");
+        }
+        assert_eq!(bar(&m, 1500.0, 1), 0.9);
+        assert_eq!(bar(&m, 2000.0, 1), 0.8);
+        // A band's is never below the variant's; a band without one takes the variant's.
+        let rated = m.variants.iter_mut().find(|v| v.rated).unwrap();
+        rated.lower_rated[0].look_closer_few = Some(0.96);
+        assert_eq!(bar(&m, 1500.0, 3), 0.97);
+        let rated = m.variants.iter_mut().find(|v| v.rated).unwrap();
+        rated.lower_rated[0].look_closer_few = None;
+        assert_eq!(bar(&m, 1500.0, 3), 0.97);
+        // The file keeps them; one without them reads as before.
+        let rated = m.variants.iter_mut().find(|v| v.rated).unwrap();
+        rated.lower_rated[0].look_closer_few = Some(0.99999);
+        let json = serde_json::to_string(&m).unwrap();
+        assert!(json.contains("\"lookCloserFew\":0.97"), "{json}");
+        assert!(json.contains("\"lookCloserFew\":0.99999"), "{json}");
+        assert_eq!(AssessmentModel::from_json(&json).unwrap(), m);
+        let rated = m.variants.iter_mut().find(|v| v.rated).unwrap();
+        rated.look_closer_few = None;
+        rated.lower_rated[0].look_closer_few = None;
+        assert!(!serde_json::to_string(&m).unwrap().contains("lookCloserFew"));
     }
 
     #[test]

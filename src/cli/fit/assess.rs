@@ -212,8 +212,8 @@ pub struct ThresholdsArgs {
     /// (`sigmoid((a + c·g)·logit + b + d·g)`, g = ln(games / 5)), on the pseudo-players of
     /// 2, 3, 4, 5, 10 and 20 games of the sides the readers never saw, for the unrated
     /// kinds (`unrated`, replacing `--unrated-player-scale`'s fit on those of 5 games) or
-    /// every kind (`all`; the rated kinds' player bars are then set above their clean
-    /// pseudo-players of 2-4 games too): one scaling fitted at 5 games reads a player of
+    /// every kind (`all`; the rated kinds' players of 2-4 games then get bars of their
+    /// own too, above their clean pseudo-players of 2-4 games): one scaling fitted at 5 games reads a player of
     /// 10 or 20 games off the share of such players who were engine-assisted. (`all` was
     /// tried in session 65 and not shipped: models/README.md.)
     #[arg(long, value_enum, requires = "players")]
@@ -1204,6 +1204,7 @@ fn lower_rated(humans: &[f64], below: f64, variant: f64, rate: f64) -> LowerRate
         sides: humans.len(),
         at_variant: humans.iter().filter(|&&p| p >= variant).count(),
         look_closer_player: None,
+        look_closer_few: None,
     }
 }
 
@@ -2526,7 +2527,9 @@ fn set_player_calibration(
 /// pseudo-players and, with them, every rated one read with its rating withheld (as
 /// `assess thresholds --unrated-withheld` sets a side's). With `real`, above the clean
 /// real players too (below); with `few`, an unrated kind's (`few.0`) and a rated one's
-/// (`few.1`) above the clean pseudo-players of 2-4 games as well. Returns the model card's lines.
+/// (`few.1`) players of 2-4 games get bars of their own, above the clean pseudo-players
+/// of 2-4 games (never below the 5+ ones; [`AssessmentVariant::look_closer_few`]).
+/// Returns the model card's lines.
 #[allow(clippy::too_many_arguments)]
 fn set_player_thresholds(
     groups: &[(&[Record], &AssessmentModel)],
@@ -2538,9 +2541,8 @@ fn set_player_thresholds(
     few: (bool, bool),
     model: &mut AssessmentModel,
 ) -> Result<String> {
-    // With `few`, the unrated kinds' bars (`few.0`) and the rated ones' (`few.1`) also
-    // above the clean pseudo-players of 2-4 games, whom they hold to a player's `look
-    // closer` too.
+    // With `few`, the unrated kinds (`few.0`) and the rated ones (`few.1`) get bars for
+    // players of 2-4 games too, above their clean pseudo-players of 2-4 games.
     let sizes: Vec<usize> = if few.0 || few.1 {
         FEW_GAMES.iter().chain(&PLAYER_GAMES).copied().collect()
     } else {
@@ -2592,32 +2594,41 @@ fn set_player_thresholds(
                 .and_then(|e| bounds.iter().position(|b| e < *b))
                 .unwrap_or(bounds.len())
         };
-        // A rating band's: players of 5+ games (the last sizes), and of 2-4 where the
-        // kind counts them.
-        let first = if counted(v.rated, FEW_GAMES[0]) {
-            0
-        } else {
-            by_size.len() - PLAYER_GAMES.len()
-        };
+        // A rating band's: players of 5+ games (the last sizes); and where the kind counts
+        // players of 2-4, their own bar above them, never below the 5+ one.
+        let few_kind = counted(v.rated, FEW_GAMES[0]);
+        let (few_sizes, five_sizes) = by_size.split_at(by_size.len() - PLAYER_GAMES.len());
         for (i, b) in v.lower_rated.iter_mut().enumerate().take(bounds.len()) {
-            let (bound, mut parts) = player_bound(&by_size[first..], &basis, |p| band_of(p) == i);
+            let (bound, mut parts) = player_bound(five_sizes, &basis, |p| band_of(p) == i);
             let (real_bound, _, words) = real_players_bound(&reals, &basis, |p| band_of(p) == i);
             if real {
                 parts.push(words);
             }
-            b.look_closer_player =
-                Some(b.look_closer.max(bound.max(real_bound).min(PLAYER_BAR_CAP)));
+            let five = b.look_closer.max(bound.max(real_bound).min(PLAYER_BAR_CAP));
+            b.look_closer_player = Some(five);
+            b.look_closer_few = None;
+            if few_kind {
+                let (few, words) = player_bound(few_sizes, &basis, |p| band_of(p) == i);
+                b.look_closer_few = Some(five.max(few.min(PLAYER_FEW_BAR_CAP)));
+                parts.push(format!(
+                    "2-4 games: look closer from {:.5} ({})",
+                    b.look_closer_few.unwrap_or_default(),
+                    words.join("; ")
+                ));
+            }
             let rated = match i {
                 0 => format!("under {}", b.below),
                 _ => format!("{}-{}", bounds[i - 1], b.below - 1.0),
             };
             card.push_str(&format!(
                 "players of 5+ games, {basis}, rated {rated}: look closer from {:.3} (never below the band's side threshold, above every clean pseudo-player of the band and their normal tail; {})  \n",
-                b.look_closer_player.unwrap_or_default(),
+                five,
                 parts.join("; ")
             ));
         }
+        // Players of 5+ games set `bound`; those of 2-4, where counted, `few`.
         let mut bound = 0.0_f64;
+        let mut few = 0.0_f64;
         let mut parts = Vec::new();
         let mut unclear = None;
         for (n, players) in by_size.iter().filter(|(n, _)| counted(v.rated, *n)) {
@@ -2639,7 +2650,12 @@ fn set_player_thresholds(
                 .max_by(|a, b| a.probability.total_cmp(&b.probability));
             let top = highest.map_or(0.0, |p| p.probability);
             let tail = normal_tail(&human, player_z(human.len() / GROUPINGS));
-            bound = bound.max(top + 1e-9).max(tail);
+            let set = if *n < PLAYER_GAMES[0] {
+                &mut few
+            } else {
+                &mut bound
+            };
+            *set = set.max(top + 1e-9).max(tail);
             let rated = highest
                 .and_then(|p| p.elo)
                 .map_or(String::new(), |e| format!(" (mean rating {e:.0})"));
@@ -2661,6 +2677,11 @@ fn set_player_thresholds(
             };
         }
         v.look_closer_player = v.look_closer.max(bound.max(real_bound).min(PLAYER_BAR_CAP));
+        v.look_closer_few = counted(v.rated, FEW_GAMES[0])
+            .then(|| v.look_closer_player.max(few.min(PLAYER_FEW_BAR_CAP)));
+        if let Some(f) = v.look_closer_few {
+            parts.push(format!("2-4 games: look closer from {f:.5}"));
+        }
         // A player read by player experts, on their own scale, is `unclear` as a tenth of
         // the clean pseudo-players of five games are (or of the real players, above).
         if v.has_player_reading() {
@@ -2748,9 +2769,9 @@ const MIN_REAL_PLAYERS: usize = 20;
 /// stays at a side's threshold then means something else on it.
 const MIN_PLAYER_SCALE: usize = 20;
 
-/// The sizes of the fewer-game pseudo-players an unrated kind's player threshold is also
-/// set above, with `assess thresholds --unrated-player-scale` (a player of 2-4 games is
-/// held to it).
+/// The sizes of the fewer-game pseudo-players a kind's bars for players of 2-4 games are
+/// set above, with `assess thresholds --unrated-player-scale` (the unrated kinds) or
+/// `--player-games-scale` (its kinds).
 const FEW_GAMES: [usize; 3] = [2, 3, 4];
 
 /// Which kinds of input `assess thresholds --player-games-scale` fits a player's scaling
@@ -2768,6 +2789,12 @@ enum GamesScale {
 /// clean players of the lower rating bands read past it; 0.9999 held them but cost
 /// engine-assisted players at `look closer` (session 65, models/README.md).
 const PLAYER_BAR_CAP: f64 = 0.999;
+
+/// The highest a player's `look closer` for 2-4 games is set ([`AssessmentVariant::look_closer_few`]):
+/// set apart from the bar of 5 or more games, it may rise past [`PLAYER_BAR_CAP`] to hold
+/// a clean pair of games that a scaling moving with the games reads near 1 (session 66,
+/// models/README.md), short of 1, which no player reaches.
+const PLAYER_FEW_BAR_CAP: f64 = 0.99999;
 
 /// The sizes of the pseudo-players a player's threshold is set above.
 const PLAYER_GAMES: [usize; 3] = [5, 10, 20];
@@ -3445,6 +3472,7 @@ fn fit_variants(
             unclear: 0.5,
             look_closer: 0.9,
             look_closer_player: 0.9,
+            look_closer_few: None,
             platt_player: None,
             platt_player_games: None,
             unclear_player: None,
