@@ -1739,11 +1739,11 @@ impl Variant {
     pub fn player_look_closer(&self, band: Option<&LowerRated>, games: usize) -> f64 {
         let few = games < 5;
         let own = match self.look_closer_few {
-            Some(f) if few => f,
+            Some(f) if few => f.max(self.look_closer_player),
             _ => self.look_closer_player,
         };
         let banded = band.and_then(|b| match b.look_closer_few {
-            Some(f) if few => Some(f),
+            Some(f) if few => Some(f.max(b.look_closer_player.unwrap_or(0.0))),
             _ => b.look_closer_player,
         });
         own.max(banded.unwrap_or(0.0))
@@ -3860,10 +3860,16 @@ mod tests {
         }
         assert_eq!(bar(&m, 1500.0, 1), 0.9);
         assert_eq!(bar(&m, 2000.0, 1), 0.8);
-        // A band's is never below the variant's; a band without one takes the variant's.
+        // A band's is never below the variant's, nor under the 5+ bars; a band without
+        // one takes the variant's.
         let rated = m.variants.iter_mut().find(|v| v.rated).unwrap();
         rated.lower_rated[0].look_closer_few = Some(0.96);
         assert_eq!(bar(&m, 1500.0, 3), 0.97);
+        let rated = m.variants.iter_mut().find(|v| v.rated).unwrap();
+        rated.lower_rated[0].look_closer_player = Some(0.98);
+        assert_eq!(bar(&m, 1500.0, 3), 0.98);
+        let rated = m.variants.iter_mut().find(|v| v.rated).unwrap();
+        rated.lower_rated[0].look_closer_player = Some(0.95);
         let rated = m.variants.iter_mut().find(|v| v.rated).unwrap();
         rated.lower_rated[0].look_closer_few = None;
         assert_eq!(bar(&m, 1500.0, 3), 0.97);

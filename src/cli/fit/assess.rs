@@ -213,9 +213,10 @@ pub struct ThresholdsArgs {
     /// 2, 3, 4, 5, 10 and 20 games of the sides the readers never saw, for the unrated
     /// kinds (`unrated`, replacing `--unrated-player-scale`'s fit on those of 5 games) or
     /// every kind (`all`; the rated kinds' players of 2-4 games then get bars of their
-    /// own too, above their clean pseudo-players of 2-4 games): one scaling fitted at 5 games reads a player of
-    /// 10 or 20 games off the share of such players who were engine-assisted. (`all` was
-    /// tried in session 65 and not shipped: models/README.md.)
+    /// own too, above their clean pseudo-players of 2-4 games): one scaling fitted at 5
+    /// games reads a player of 10 or 20 games off the share of such players who were
+    /// engine-assisted. (`all` was tried in sessions 65 and 66 and not shipped:
+    /// models/README.md.)
     #[arg(long, value_enum, requires = "players")]
     player_games_scale: Option<GamesScale>,
     /// With `--players`: a player's `look closer` also above every clean real player of 5
@@ -2790,8 +2791,8 @@ enum GamesScale {
 /// engine-assisted players at `look closer` (session 65, models/README.md).
 const PLAYER_BAR_CAP: f64 = 0.999;
 
-/// The highest a player's `look closer` for 2-4 games is set ([`AssessmentVariant::look_closer_few`]):
-/// set apart from the bar of 5 or more games, it may rise past [`PLAYER_BAR_CAP`] to hold
+/// The highest a player's `look closer` for 2-4 games is set
+/// ([`AssessmentVariant::look_closer_few`]): set apart from the bar of 5 or more games, it may rise past [`PLAYER_BAR_CAP`] to hold
 /// a clean pair of games that a scaling moving with the games reads near 1 (session 66,
 /// models/README.md), short of 1, which no player reaches.
 const PLAYER_FEW_BAR_CAP: f64 = 0.99999;
