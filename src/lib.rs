@@ -119,7 +119,7 @@ pub mod fit {
     pub use crate::model::assessment::{
         CLOCK_SIGNALS, ENGINE_DIRECTION, Expert, GAME_SIDE_ONLY, HumanRange, LateOdds,
         LateReference, Level, LossTable, LowerRated, MIN_MOVES, PlayerEffect, Pooled, PositionLoss,
-        RATED_SIGNALS, REGAN_SIGNALS, RatingBias, SIGNALS, Signals, TopLines,
+        RATED_SIGNALS, REGAN_SIGNALS, RatingBias, SIGNALS, SideMoves, Signals, TopLines,
         Variant as AssessmentVariant, engine_direction, games_term, model_value,
     };
     pub use crate::model::classifier::{Baseline, Model, Node};

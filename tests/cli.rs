@@ -2021,6 +2021,46 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
         stderr(&out)
     );
     assert_ne!(read_json(&out_model), shipped);
+    // `--side-moves` gives the model a typical clean side's moves (harmonic means) from
+    // the rated clean human sides of the train split it was fitted on. A game side reads
+    // as before, so the side thresholds set from the same 4 sides are the same.
+    let without = read_json(&out_model);
+    assert!(without["lateReference"].get("sideMoves").is_none());
+    let out = run_with(&fitted, "4", &["--side-moves"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let with = read_json(&out_model);
+    assert_eq!(with["variants"], without["variants"]);
+    let moves = &with["lateReference"]["sideMoves"];
+    let (late, top) = (
+        moves["late"].as_f64().unwrap(),
+        moves["top"].as_f64().unwrap(),
+    );
+    assert!(late > 1.0 && top > 1.0, "{moves}");
+    let rows = fairsight(&["assess", "rows", "--corpus", d14]);
+    assert!(rows.status.success(), "{}", stderr(&rows));
+    let csv = String::from_utf8(rows.stdout).unwrap();
+    let train_rated = csv
+        .lines()
+        .skip(1)
+        .map(|l| {
+            // Fields, a quoted player's name with its commas as one.
+            let mut quoted = false;
+            l.split(|c| {
+                quoted ^= c == '"';
+                c == ',' && !quoted
+            })
+            .collect::<Vec<_>>()
+        })
+        .filter(|f| f[2] == "human" && f[3] == "train" && !f[5].is_empty())
+        .count();
+    assert!(train_rated >= 30, "{csv}");
+    assert!(
+        stderr(&out).contains(&format!(
+            "a typical clean side's moves, from {train_rated} rated clean train sides: later half {late:.1}, top lines {top:.1}"
+        )),
+        "{}",
+        stderr(&out)
+    );
     // A model fitted on none of these games (every game of its manifest in validation):
     // all 20 games' clean sides are unseen, and the rule is the fit's. All are rated, and
     // the shipped model reads rated sides with clocks or without by its one rated

@@ -245,27 +245,37 @@ impl Signals {
         let Some(rating) = s.rating else {
             return s;
         };
-        let z = |line: &RatingLine, name: &str| {
+        // The sides a player's pooled values count as: a game each, or with the moves of a
+        // typical side, their moves' worth of sides (never more than their games).
+        let games = self.games as f64;
+        let (late, top) = match reference.side_moves {
+            Some(t) if self.games > 1 => (
+                SideMoves::units(self.late_moves, t.late, self.games),
+                SideMoves::units(self.top_moves, t.top, self.games),
+            ),
+            _ => (games, games),
+        };
+        let z = |line: &RatingLine, name: &str, units: f64| {
             self.get(name)
-                .map(|v| line.z(model_value(name, v), rating, self.games))
+                .map(|v| line.z(model_value(name, v), rating, units))
         };
         let mut raw = vec![
-            ("zLateLoss", z(&reference.loss, "lateLoss"), self.games),
+            ("zLateLoss", z(&reference.loss, "lateLoss", late), late),
             (
                 "zLateMatch",
-                z(&reference.match_rate, "lateMatch"),
-                self.games,
+                z(&reference.match_rate, "lateMatch", late),
+                late,
             ),
         ];
         if let Some(line) = &reference.top_lines {
-            raw.push(("zTopLines", z(line, "topLines"), self.games));
+            raw.push(("zTopLines", z(line, "topLines", top), top));
         }
         // A game side's only, as `zPositionLoss` (below): pooled over a player's games, the
         // share of moves among the engine's lines carries the rating pool's offset game
         // after game (clean online players rated 524-1,086 read +2.1 at five games).
         if let Some(line) = &reference.seen_lines {
-            let z = z(line, "seenLines").filter(|_| self.games == 1);
-            raw.push(("zSeenLines", z, self.games));
+            let z = z(line, "seenLines", top).filter(|_| self.games == 1);
+            raw.push(("zSeenLines", z, games));
         }
         // A game side's only: pooled over a player's games, what is left of the gap
         // between the pool a rating comes from and the table's players adds up game
@@ -277,19 +287,19 @@ impl Signals {
         }
         .filter(|_| self.games == 1);
         if let Some(table) = table {
-            raw.push(("zPositionLoss", table.z(&self.position, rating), self.games));
+            raw.push(("zPositionLoss", table.z(&self.position, rating), games));
         }
         // A game side's only, as the two above: a player's games each have their own later
         // half, whose odds a sum over the games would not weigh as one side's.
         if let Some(odds) = reference.late_odds.as_ref().filter(|_| self.games == 1) {
-            raw.push(("lateOdds", odds.value(&self.late_cells, rating), 1));
+            raw.push(("lateOdds", odds.value(&self.late_cells, rating), 1.0));
         }
         if let Some(odds) = reference.switch_odds.as_ref().filter(|_| self.games == 1) {
-            raw.push(("switchOdds", odds.switch(&self.move_cells, rating), 1));
+            raw.push(("switchOdds", odds.switch(&self.move_cells, rating), 1.0));
         }
         if reference.bias.is_some() || !reference.player_effects.is_empty() {
             for (i, name) in REGAN_SIGNALS.iter().enumerate() {
-                raw.push((name, self.regan.0[i], self.regan.1));
+                raw.push((name, self.regan.0[i], self.regan.1 as f64));
             }
         }
         if let Some(bias) = &reference.bias {
@@ -494,6 +504,57 @@ pub struct LateReference {
     /// pooled z-score is narrowed ([`PlayerEffect`]; empty in models fitted before it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub player_effects: Vec<PlayerEffect>,
+    /// How many moves one clean side's later half and top lines have, by which a
+    /// player's pooled z-scores count their games ([`SideMoves`]; set after the fit, by
+    /// `fairsight assess thresholds --side-moves`; absent: a game each).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side_moves: Option<SideMoves>,
+}
+
+/// The moves behind one clean human side's later-half signals and its top lines: the
+/// harmonic means of the train split's rated clean sides' moves, those the rating lines
+/// were fitted on. A side's value is a mean over its moves, so its spread around the line
+/// (a [`RatingLine`]'s `sd`) is that of a side of this many moves; a player's pooled value
+/// over `m` moves counts as `m / moves` sides, held between one side and their games: two
+/// games of 8 moves are not read as sure as two of 40 (a clean pair of short lichess games
+/// read at a probability of 1.000 on its later half when each game counted as a side).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SideMoves {
+    /// The later half's moves ([`Late::moves`]).
+    pub late: f64,
+    /// The top lines' moves ([`TopLines::moves`]).
+    pub top: f64,
+}
+
+impl SideMoves {
+    /// The harmonic means of the sides' `(late, top)` moves (those with none left out);
+    /// `None` without a side of each.
+    pub fn fit(sides: &[(usize, usize)]) -> Option<SideMoves> {
+        let harmonic = |f: fn(&(usize, usize)) -> usize| {
+            let (n, inv) = sides
+                .iter()
+                .map(f)
+                .filter(|m| *m > 0)
+                .fold((0.0, 0.0), |(n, s), m| (n + 1.0, s + 1.0 / m as f64));
+            (n > 0.0).then(|| n / inv)
+        };
+        Some(SideMoves {
+            late: harmonic(|s| s.0)?,
+            top: harmonic(|s| s.1)?,
+        })
+    }
+
+    /// The sides a pooled value of `moves` moves over `games` games counts as: `moves /
+    /// typical`, held between 1 and `games`.
+    pub fn units(moves: usize, typical: f64, games: usize) -> f64 {
+        let games = games.max(1) as f64;
+        if typical > 0.0 {
+            (moves as f64 / typical).clamp(1.0, games)
+        } else {
+            games
+        }
+    }
 }
 
 /// The share of a z-score's spread among clean human game sides that lies between players
@@ -606,13 +667,13 @@ impl RatingBias {
 
     /// The offset to take off `signal`'s z-score of `units` units at `rating` (0 for a
     /// signal it has no bias for).
-    pub fn offset(&self, signal: &str, rating: f64, units: usize) -> f64 {
+    pub fn offset(&self, signal: &str, rating: f64, units: f64) -> f64 {
         let band = band_of(&self.edges, rating);
         self.signals
             .iter()
             .find(|b| b.signal == signal)
             .and_then(|b| b.per_unit.get(band))
-            .map_or(0.0, |b| b * libm::sqrt(units.max(1) as f64))
+            .map_or(0.0, |b| b * libm::sqrt(units.max(1.0)))
     }
 
     /// Fits the bias from clean human sides: `(signal, rating, z-score, units)` for each
@@ -702,11 +763,11 @@ impl RatingLine {
     }
 
     /// How many standard deviations `value` is above the line at `rating`, for the pooled
-    /// value of `games` game sides (their mean varies √games times less).
-    pub fn z(&self, value: f64, rating: f64, games: usize) -> f64 {
+    /// value of `units` game sides (their mean varies √units times less; at least one).
+    pub fn z(&self, value: f64, rating: f64, units: f64) -> f64 {
         // (`max`/`min`, not `clamp`, which panics on a file's inverted range)
         let rating = self.range.map_or(rating, |(lo, hi)| rating.max(lo).min(hi));
-        (value - self.intercept - self.slope * rating) / self.sd * libm::sqrt(games.max(1) as f64)
+        (value - self.intercept - self.slope * rating) / self.sd * libm::sqrt(units.max(1.0))
     }
 }
 
@@ -749,6 +810,8 @@ impl LateReference {
             switch_odds_all: None,
             bias: None,
             player_effects: Vec::new(),
+            // Set by `assess thresholds --side-moves`, a step of the recipe after the fit.
+            side_moves: None,
         })
     }
 }
@@ -2991,9 +3054,9 @@ mod tests {
         );
         // A rating beyond those fitted (1000-2560) is read at the nearer end.
         assert_eq!(r.loss.range, Some((1000.0, 2560.0)));
-        assert_eq!(r.loss.z(3.0, 300.0, 1), r.loss.z(3.0, 1000.0, 1));
-        assert_eq!(r.loss.z(3.0, 3000.0, 1), r.loss.z(3.0, 2560.0, 1));
-        assert_ne!(r.loss.z(3.0, 1500.0, 1), r.loss.z(3.0, 1000.0, 1));
+        assert_eq!(r.loss.z(3.0, 300.0, 1.0), r.loss.z(3.0, 1000.0, 1.0));
+        assert_eq!(r.loss.z(3.0, 3000.0, 1.0), r.loss.z(3.0, 2560.0, 1.0));
+        assert_ne!(r.loss.z(3.0, 1500.0, 1.0), r.loss.z(3.0, 1000.0, 1.0));
         // No rating, no z; and `without` the rated signals drops them.
         let unrated = signals(&[("lateLoss", 3.0)], None).with_late_z(&r);
         assert_eq!(unrated.get("zLateLoss"), None);
@@ -3121,6 +3184,7 @@ mod tests {
             switch_odds_all: None,
             bias: None,
             player_effects: Vec::new(),
+            side_moves: None,
         }
     }
 
@@ -3398,16 +3462,16 @@ mod tests {
         // 60 sides shrunk by PRIOR_SIDES: 60/80 of the band's mean.
         let shrink = 60.0 / (60.0 + RatingBias::PRIOR_SIDES);
         assert!(
-            (bias.offset("zAsd", 1000.0, 25) - 2.0 * shrink).abs() < 1e-9,
+            (bias.offset("zAsd", 1000.0, 25.0) - 2.0 * shrink).abs() < 1e-9,
             "{bias:?}"
         );
-        assert!((bias.offset("zAsd", 1000.0, 100) - 4.0 * shrink).abs() < 1e-9);
-        assert!((bias.offset("zTopLines", 1199.0, 1) - 0.8 * shrink).abs() < 1e-9);
-        assert!((bias.offset("zTopLines", 1199.0, 4) - 1.6 * shrink).abs() < 1e-9);
-        assert!(bias.offset("zAsd", 2100.0, 25).abs() < 1e-9);
+        assert!((bias.offset("zAsd", 1000.0, 100.0) - 4.0 * shrink).abs() < 1e-9);
+        assert!((bias.offset("zTopLines", 1199.0, 1.0) - 0.8 * shrink).abs() < 1e-9);
+        assert!((bias.offset("zTopLines", 1199.0, 4.0) - 1.6 * shrink).abs() < 1e-9);
+        assert!(bias.offset("zAsd", 2100.0, 25.0).abs() < 1e-9);
         // A band with no sides, a signal with no bias: nothing taken off.
-        assert_eq!(bias.offset("zAsd", 2500.0, 25), 0.0);
-        assert_eq!(bias.offset("zMm", 1000.0, 25), 0.0);
+        assert_eq!(bias.offset("zAsd", 2500.0, 25.0), 0.0);
+        assert_eq!(bias.offset("zMm", 1000.0, 25.0), 0.0);
 
         let line = RatingLine {
             intercept: 0.5,
@@ -3427,6 +3491,7 @@ mod tests {
             switch_odds_all: None,
             bias: Some(bias),
             player_effects: Vec::new(),
+            side_moves: None,
         };
         let mut s = signals(&[("zAsd", 2.0), ("topLines", 0.58)], Some(1000.0));
         s.regan = ([None, None, Some(2.0)], 25);
@@ -3454,6 +3519,65 @@ mod tests {
         assert_eq!(old.bias, None);
         // Withholding the rating drops Regan's raw z-scores with it.
         assert_eq!(s.without(&RATED_SIGNALS).regan, ([None; 3], 0));
+    }
+
+    #[test]
+    fn a_player_of_short_games_counts_them_by_their_moves_not_as_a_side_each() {
+        // Harmonic means: sides of 10 and 40 moves are 16 a side; a side of none is left out.
+        let t = SideMoves::fit(&[(10, 20), (40, 20), (0, 0)]).unwrap();
+        assert!(
+            (t.late - 16.0).abs() < 1e-9 && (t.top - 20.0).abs() < 1e-9,
+            "{t:?}"
+        );
+        assert_eq!(SideMoves::fit(&[(0, 3)]), None);
+        assert_eq!(
+            SideMoves::units(8, 16.0, 2),
+            1.0,
+            "never fewer than one side"
+        );
+        assert_eq!(SideMoves::units(24, 16.0, 2), 1.5);
+        assert_eq!(
+            SideMoves::units(400, 16.0, 10),
+            10.0,
+            "never more than the games"
+        );
+
+        let line = RatingLine {
+            intercept: 0.5,
+            slope: 0.0,
+            sd: 0.1,
+            range: None,
+        };
+        let mut r = flat_reference();
+        r.loss = line;
+        r.match_rate = line;
+        r.top_lines = Some(line);
+        let mut player = signals(&[("lateMatch", 0.6), ("topLines", 0.6)], Some(1500.0));
+        player.games = 2;
+        (player.late_moves, player.top_moves) = (12, 60);
+        // A game each without the typical side's moves: (0.6 - 0.5) / 0.1 · √2.
+        let old = player.with_late_z(&r);
+        let two = 2.0_f64.sqrt();
+        assert!((old.get("zLateMatch").unwrap() - two).abs() < 1e-9);
+        assert!((old.get("zTopLines").unwrap() - two).abs() < 1e-9);
+        // With them: 12 later-half moves are one side of 16; 60 top-line moves, both games.
+        r.side_moves = Some(SideMoves {
+            late: 16.0,
+            top: 20.0,
+        });
+        let new = player.with_late_z(&r);
+        assert!((new.get("zLateMatch").unwrap() - 1.0).abs() < 1e-9);
+        assert!((new.get("zTopLines").unwrap() - two).abs() < 1e-9);
+        assert_eq!(new.with_late_z(&r), new, "twice is once");
+        // A game side is read as before, however short.
+        let mut side = player.clone();
+        side.games = 1;
+        let before = LateReference {
+            side_moves: None,
+            ..r.clone()
+        };
+        assert_eq!(side.with_late_z(&r), side.with_late_z(&before));
+        assert!((side.with_late_z(&r).get("zLateMatch").unwrap() - 1.0).abs() < 1e-9);
     }
 
     #[test]
@@ -3515,6 +3639,7 @@ mod tests {
             switch_odds_all: None,
             bias: None,
             player_effects: vec![effect("zAsd", 0.25), effect("zTopLines", 1.0 / 9.0)],
+            side_moves: None,
         };
         let mut player = signals(&[("zAsd", 3.0), ("topLines", 0.6)], Some(1500.0));
         player.regan = ([Some(1.0), None, Some(3.0)], 400);

@@ -33,8 +33,8 @@ use fairsight::{
     fit::{
         AssessmentVariant, CLOCK_SIGNALS, Expert, GAME_SIDE_ONLY, HumanRange, LateOdds,
         LateReference, Level, LowerRated, Model, PlayerEffect, RATED_SIGNALS, REGAN_SIGNALS,
-        RatingBias, SIGNALS, Signals, engine_direction, games_term, model_value, side_signals,
-        tag_rating,
+        RatingBias, SIGNALS, SideMoves, Signals, engine_direction, games_term, model_value,
+        side_signals, tag_rating,
     },
 };
 
@@ -219,6 +219,14 @@ pub struct ThresholdsArgs {
     /// models/README.md.)
     #[arg(long, value_enum, requires = "players")]
     player_games_scale: Option<GamesScale>,
+    /// Give the model and every reader whose later-half reference has none the moves of
+    /// a typical clean side ([`SideMoves`]; a fit sets none), from the rated clean
+    /// human sides of the train split of the manifest it was fitted on, before anything
+    /// is read: a player's pooled z-scores then count their games by their moves (never
+    /// more than a side each), so a pair of short games is not read as two full sides. A
+    /// game side is read as before.
+    #[arg(long)]
+    side_moves: bool,
     /// With `--players`: a player's `look closer` also above every clean real player of 5
     /// or more games among the same sides (each read by the model that never saw them, on
     /// all their games pooled) and their normal tail, and a player's `unclear` where a
@@ -453,6 +461,38 @@ fn player_effects(a: PlayerEffectsArgs) -> Result<()> {
     Ok(())
 }
 
+/// A model's typical clean side's moves ([`SideMoves`]), where its later-half reference
+/// has none, from the rated clean human sides of the train split of `fitted` (those its
+/// rating lines were fitted on).
+fn set_side_moves(model: &mut AssessmentModel, fitted: &Manifest, rows: &[Row]) {
+    let Some(reference) = model.late_reference.as_mut() else {
+        return;
+    };
+    if reference.side_moves.is_some() {
+        return;
+    }
+    let sides: Vec<(usize, usize)> = rows
+        .iter()
+        .filter(|r| r.kind == Kind::Human && r.signals.rating.is_some())
+        .filter(|r| {
+            fitted
+                .games
+                .get(&r.game)
+                .is_some_and(|g| g.split == Split::Train)
+        })
+        .map(|r| (r.signals.late_moves, r.signals.top_moves))
+        .collect();
+    reference.side_moves = SideMoves::fit(&sides);
+    if let Some(t) = reference.side_moves {
+        eprintln!(
+            "fairsight: a typical clean side's moves, from {} rated clean train sides: later half {:.1}, top lines {:.1}",
+            sides.len(),
+            t.late,
+            t.top
+        );
+    }
+}
+
 /// `assess thresholds`: the model's side thresholds set again from the clean human sides of
 /// the corpus it never saw, and its player thresholds kept or (`--players`) set again from
 /// the clean pseudo-players of the same sides ([`ThresholdsArgs`], [`set_player_thresholds`]).
@@ -466,12 +506,22 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
     for spec in &a.cross {
         readers.push(cross_reader(spec)?);
     }
+    let base = rows(&a.corpus, a.classifier_oof.as_deref())?;
+    if a.side_moves {
+        for (m, fitted) in &mut readers {
+            set_side_moves(m, fitted, &base);
+        }
+        // The model written is the first reader's.
+        if let (Some(r), Some(read)) = (model.late_reference.as_mut(), &readers[0].0.late_reference)
+        {
+            r.side_moves = read.side_moves;
+        }
+    }
     let oof = a
         .classifier_oof
         .as_deref()
         .map(load_classifier_oof)
         .transpose()?;
-    let base = rows(&a.corpus, a.classifier_oof.as_deref())?;
     // Each reader's rows, with its own later-half reference.
     let read_rows: Vec<Vec<Row>> = readers
         .iter()
