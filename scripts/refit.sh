@@ -5,8 +5,10 @@
 # corpus manifest, ten fold models, the thresholds and scaling set on the sides they did
 # not see (a player's above the clean pseudo-players and, since session 62, the clean real
 # players of those sides; since session 63 an unrated kind's scaling of a player's games
-# fitted on the validation split's pseudo-players read without their rating); then each
-# output compared with the shipped file, byte for byte.
+# fitted on the validation split's pseudo-players read without their rating; since
+# session 67 every kind's with a games term, a player's pooled z-scores counting their
+# games by their moves, `--side-moves`); then each output compared with the shipped file,
+# byte for byte.
 #
 #   scripts/refit.sh [WORK]
 #
@@ -80,7 +82,7 @@ say "thresholds and scaling"
   --classifier-oof "$WORK/classifier-oof.json" --players --band-apart \
   --lower-rated 1600,1900,2200 --band-rate 0.005 --calibrate \
   --clocks-scale --clocks-experts top,weaker --real-players --unrated-player-scale \
-  --player-games-scale unrated $THRESHOLDS_ARGS \
+  --player-games-scale all --side-moves $THRESHOLDS_ARGS \
   --out "$WORK/assessment.json" > "$WORK/thresholds.log" 2>&1
 
 status=0

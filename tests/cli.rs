@@ -2021,12 +2021,22 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
         stderr(&out)
     );
     assert_ne!(read_json(&out_model), shipped);
-    // `--side-moves` gives the model a typical clean side's moves (harmonic means) from
-    // the rated clean human sides of the train split it was fitted on. A game side reads
-    // as before, so the side thresholds set from the same 4 sides are the same.
+    // `--side-moves` gives a model without them a typical clean side's moves (harmonic
+    // means) from the rated clean human sides of the train split it was fitted on. A game
+    // side reads as before, so the side thresholds set from the same 4 sides are the same.
+    let mut bare = read_json(Path::new("models/assessment.json"));
+    bare["lateReference"]
+        .as_object_mut()
+        .unwrap()
+        .remove("sideMoves");
+    let bare_file = tmp("thresholds-bare.json");
+    std::fs::write(&bare_file, bare.to_string()).unwrap();
+    let bare_file = bare_file.to_str().unwrap();
+    let out = run_with(&fitted, "4", &["--model", bare_file]);
+    assert!(out.status.success(), "{}", stderr(&out));
     let without = read_json(&out_model);
     assert!(without["lateReference"].get("sideMoves").is_none());
-    let out = run_with(&fitted, "4", &["--side-moves"]);
+    let out = run_with(&fitted, "4", &["--model", bare_file, "--side-moves"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let with = read_json(&out_model);
     assert_eq!(with["variants"], without["variants"]);
@@ -2060,6 +2070,14 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
         )),
         "{}",
         stderr(&out)
+    );
+    // A model that has them (the shipped one) keeps its own.
+    let out = run_with(&fitted, "4", &["--side-moves"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("a typical clean side's moves"));
+    assert_eq!(
+        read_json(&out_model)["lateReference"]["sideMoves"],
+        read_json(Path::new("models/assessment.json"))["lateReference"]["sideMoves"]
     );
     // A model fitted on none of these games (every game of its manifest in validation):
     // all 20 games' clean sides are unseen, and the rule is the fit's. All are rated, and

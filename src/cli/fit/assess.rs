@@ -215,8 +215,8 @@ pub struct ThresholdsArgs {
     /// every kind (`all`; the rated kinds' players of 2-4 games then get bars of their
     /// own too, above their clean pseudo-players of 2-4 games): one scaling fitted at 5
     /// games reads a player of 10 or 20 games off the share of such players who were
-    /// engine-assisted. (`all` was tried in sessions 65 and 66 and not shipped:
-    /// models/README.md.)
+    /// engine-assisted. (`all`, tried in sessions 65 and 66, is the recipe's since
+    /// session 67 with `--side-moves`: models/README.md.)
     #[arg(long, value_enum, requires = "players")]
     player_games_scale: Option<GamesScale>,
     /// Give the model and every reader whose later-half reference has none the moves of
@@ -1054,7 +1054,14 @@ fn thresholds(a: ThresholdsArgs) -> Result<()> {
             banded.join(", ")
         )
     } + &clocks_words
-        + &player_scale_words;
+        + &player_scale_words
+        + &match model.late_reference.as_ref().and_then(|r| r.side_moves) {
+            Some(t) if a.side_moves => format!(
+                "; a player's later-half and top-lines z-scores count their games by their moves (a typical clean side's {:.1} and {:.1})",
+                t.late, t.top
+            ),
+            _ => String::new(),
+        };
     if let Some(path) = &a.keep_rated_from {
         let mut slot = None;
         let kept = load_model(Some(path), &mut slot)?;
