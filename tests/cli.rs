@@ -3085,7 +3085,7 @@ fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
     let mut lines = tsv.lines();
     let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
     assert_eq!(
-        header[8..],
+        header[8..13],
         [
             "probability",
             "top engines",
@@ -3094,6 +3094,10 @@ fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
             "engine moves"
         ]
     );
+    // Then each signal as the model reads it, in the rows' order.
+    assert_eq!(header[13], "classifier", "{header:?}");
+    let acpl = header.iter().position(|h| *h == "acpl").unwrap();
+    let late_odds = header.iter().position(|h| *h == "lateOdds").unwrap();
     let sides: Vec<Vec<&str>> = lines.map(|l| l.split('\t').collect()).collect();
     // At most two sides of each of the 18 clean train games (a side needs 8 moves).
     let clean = sides
@@ -3118,6 +3122,13 @@ fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
         assert!(top.is_finite(), "{f:?}");
         // No switched side here: no engine moves to count.
         assert_eq!(f[12], "", "{f:?}");
+        // Every side has its ACPL; a rated one the later half's odds the model's
+        // reference reads.
+        let v: f64 = f[acpl].parse().unwrap_or_else(|_| panic!("{f:?}"));
+        assert!(v >= 0.0, "{f:?}");
+        if f[6] == "true" {
+            assert!(f[late_odds].parse::<f64>().is_ok(), "{f:?}");
+        }
     }
     // Each expert's own AUC, by slice, beside the combined one of the slice table.
     let experts = text

@@ -375,8 +375,8 @@ pub struct EvalArgs {
     real_player_games: usize,
     /// Also write every game side of the corpus, each split, to this file (tab-separated):
     /// its game, player, split, kind, Elo tag, analysed moves, whether rated and with
-    /// clocks, the probability, each expert's z and a switched side's engine moves searched
-    /// (for studies of how they combine).
+    /// clocks, the probability, each expert's z, a switched side's engine moves searched and
+    /// each signal as the model reads it (for studies of how they combine).
     #[arg(long)]
     sides: Option<PathBuf>,
     /// Another model, scored on the same sides: each slice's AUC under both and their
@@ -4567,8 +4567,13 @@ fn eval(a: EvalArgs) -> Result<()> {
         .collect();
     if let Some(path) = &a.sides {
         let mut t = String::from(
-            "game\tplayer\tsplit\tkind\telo\tmoves\trated\tclocks\tprobability\ttop engines\tweaker engines\tswitched\tengine moves\n",
+            "game\tplayer\tsplit\tkind\telo\tmoves\trated\tclocks\tprobability\ttop engines\tweaker engines\tswitched\tengine moves",
         );
+        for s in SIGNALS {
+            t.push('\t');
+            t.push_str(s);
+        }
+        t.push('\n');
         for r in &all {
             let e = model.expert_scores(&r.signals);
             let z = |k: &str| {
@@ -4593,6 +4598,16 @@ fn eval(a: EvalArgs) -> Result<()> {
                 z("switched"),
                 r.engine_moves.map_or(String::new(), |n| n.to_string())
             );
+            // Each signal as the model reads it (after the model's references), empty
+            // where the side has none.
+            t.pop();
+            for v in r.signals.values {
+                t.push('\t');
+                if let Some(v) = v {
+                    let _ = write!(t, "{v}");
+                }
+            }
+            t.push('\n');
         }
         std::fs::write(path, t).with_context(|| format!("writing {}", path.display()))?;
     }
