@@ -854,6 +854,15 @@ pub(super) fn tail_rate(groups: &[(Vec<f64>, f64)], seed: u64) -> Option<TailRat
 /// were held to (a rating band's, where the kind has bands): their logits and the logit
 /// of that threshold.
 pub(super) fn clean_logits(players: &[&PseudoPlayer]) -> Vec<(Vec<f64>, f64)> {
+    clean_logit_groups(players)
+        .into_iter()
+        .map(|(_, logits, t)| (logits, t))
+        .collect()
+}
+
+/// [`clean_logits`] with each group's kind of input and threshold in words ("rated, no
+/// clocks, look closer 0.999"): rating bands whose bars are equal are one group.
+pub(super) fn clean_logit_groups(players: &[&PseudoPlayer]) -> Vec<(String, Vec<f64>, f64)> {
     let mut groups: BTreeMap<(&str, u64), Vec<f64>> = BTreeMap::new();
     for p in players
         .iter()
@@ -867,9 +876,19 @@ pub(super) fn clean_logits(players: &[&PseudoPlayer]) -> Vec<(Vec<f64>, f64)> {
     }
     groups
         .into_iter()
-        .map(|((_, t), logits)| {
+        .map(|((basis, t), logits)| {
             let t = f64::from_bits(t);
-            (logits, (t / (1.0 - t)).ln())
+            // Bars past 0.999 (a rating band's for 2-4 games) told apart from it.
+            let bar = if t > 0.999 + 1e-9 {
+                format!("{t:.5}")
+            } else {
+                format!("{t:.3}")
+            };
+            (
+                format!("{basis}, look closer {bar}"),
+                logits,
+                (t / (1.0 - t)).ln(),
+            )
         })
         .collect()
 }
@@ -1012,4 +1031,24 @@ pub(super) fn tail_line(out: &mut String, players: &[&PseudoPlayer], seed: u64) 
         t.above_99,
         0.01 * t.players as f64
     );
+    // Each group alone: the pooled rate is their mean weighted by players, so a group far
+    // above the goal could hide under it.
+    let groups = clean_logit_groups(players);
+    if groups.iter().filter(|g| g.1.len() >= 10).count() < 2 {
+        return;
+    }
+    let mut parts = Vec::new();
+    for (i, (name, logits, bar)) in groups.into_iter().enumerate() {
+        let n = logits.len();
+        let Some(t) = tail_rate(&[(logits, bar)], seed.wrapping_add(i as u64 + 1)) else {
+            continue;
+        };
+        parts.push(format!(
+            "{name}: {n} players, {:.3}% (95% {:.3}-{:.3}%)",
+            100.0 * t.rate,
+            100.0 * t.lo,
+            100.0 * t.hi
+        ));
+    }
+    let _ = writeln!(out, "    by threshold: {}", parts.join("; "));
 }

@@ -202,6 +202,58 @@ fn the_tail_rate_reads_a_normal_tail_and_its_check_finds_a_heavier_one() {
 }
 
 #[test]
+fn the_tail_line_gives_each_threshold_its_own_rate_beside_the_pooled_one() {
+    // 300 clean players held to 0.920 whose tail lies far under it, and 40 of a rating
+    // band held to 0.999 whose normal puts ~2% of them above it: pooled, the rate reads
+    // under 0.3%; the band's own line shows what it hides.
+    let mut rng = Rng(11);
+    let player = |logit: f64, look_closer: f64| PseudoPlayer {
+        kind: Kind::Human,
+        level: Some(Level::NoConcern),
+        probability: 1.0 / (1.0 + (-logit).exp()),
+        basis: "rated, no clocks".to_owned(),
+        members: Vec::new(),
+        reasons: Vec::new(),
+        elo: Some(2000.0),
+        games: 5,
+        look_closer,
+    };
+    let mut players: Vec<PseudoPlayer> = (0..300)
+        .map(|_| player(-6.0 + normal(&mut rng), 0.920))
+        .collect();
+    players.extend((0..40).map(|_| player(-1.0 + 4.0 * normal(&mut rng), 0.999)));
+    // A group of fewer than 10 has no line of its own; a bar past 0.999 is told apart.
+    players.extend((0..5).map(|_| player(-3.0, 0.990)));
+    players.extend((0..12).map(|_| player(-6.0 + normal(&mut rng), 0.99992)));
+    let refs: Vec<&PseudoPlayer> = players.iter().collect();
+    let mut out = String::new();
+    tail_line(&mut out, &refs, 3);
+    let pooled = tail_rate(&clean_logits(&refs), 3).unwrap();
+    assert!(pooled.rate < 0.003, "{out}");
+    let by = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("by threshold: "))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        by.contains("rated, no clocks, look closer 0.920: 300 players, 0.0"),
+        "{by}"
+    );
+    let band = by
+        .split("rated, no clocks, look closer 0.999: 40 players, ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{by}"));
+    let rate: f64 = band.split('%').next().unwrap().parse().unwrap();
+    assert!(rate > 0.5 && rate > 100.0 * pooled.rate, "{by}");
+    assert!(!by.contains("0.990"), "{by}");
+    assert!(by.contains("look closer 0.99992: 12 players, "), "{by}");
+    // One group alone: the pooled line says it all.
+    let one: Vec<&PseudoPlayer> = players[..300].iter().collect();
+    let mut out = String::new();
+    tail_line(&mut out, &one, 3);
+    assert!(!out.contains("by threshold"), "{out}");
+}
+
+#[test]
 fn out_of_fold_probabilities_replace_the_classifier_summaries_of_their_games_only() {
     use fairsight::{Analysis, EngineInfo, Settings};
     let report = Analysis::from_pgn("1. e4 e5 2. Nf3 Nc6 *\n\n1. d4 d5 *", Settings::default())
