@@ -1507,8 +1507,25 @@ fn the_corpus_stores_games_once_and_rebuilds_their_report_byte_for_byte() {
         manifest["games"].get("fixture-mix/3").is_none(),
         "{manifest}"
     );
-    // Engine games are split by game.
+    // An engine source sent to one split (makes held out of training): all its games
+    // go there, whatever their hash; it cannot be sent to another one later, and a
+    // source whose engine games were split by game cannot be sent to one.
     let o = add_split(&copy, "engine", "fixture-rated-3", "test");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let manifest = read_json(&corpus.join("manifest.json"));
+    assert_eq!(manifest["newPlayers"]["fixture-rated-3"], "test");
+    for id in ["fixture-rated-3/1", "fixture-rated-3/2"] {
+        assert_eq!(manifest["games"][id]["split"], "test", "{id}");
+    }
+    let o = add_split(&copy, "engine", "fixture-rated-3", "validation");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("go to Test"), "{}", stderr(&o));
+    let o = corpus_add(
+        &selfplay,
+        "engine",
+        "fixture-selfplay",
+        &["--split", "test"],
+    );
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("split by game"), "{}", stderr(&o));
 }
@@ -3173,6 +3190,57 @@ fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
     );
     assert!(online.1 > 0 && board.1 > 0, "{scales}");
     assert_eq!((online.0 + board.0, online.1 + board.1), all, "{scales}");
+    // Engine-assisted sides by source, and by name for `--by-name`: the folder's one
+    // engine source holds every engine side the rates above count, and its engines'
+    // lines (names from the games' tags) add up to it.
+    let by_source = |text: &str| -> Vec<String> {
+        text.split("engine-assisted sides by source")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no sides by source: {text}"))
+            .lines()
+            .skip(1)
+            .take_while(|l| l.starts_with("    "))
+            .map(str::to_string)
+            .collect()
+    };
+    let lines = by_source(&text);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    let source = count(&lines[0], "    slice-engine: ");
+    let engines = ["top engines", "weaker engines", "switched sides"]
+        .iter()
+        .map(|kind| {
+            let line = text
+                .lines()
+                .find(|l| {
+                    l.starts_with(&format!(
+                        "  true-positive rate, {kind}, look closer or above: "
+                    ))
+                })
+                .unwrap();
+            count(line, "look closer or above: ")
+        })
+        .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    assert_eq!(source, engines, "{lines:?}");
+    assert!(
+        lines[0].contains("; AUC 0.") || lines[0].contains("; AUC 1.000"),
+        "{lines:?}"
+    );
+    let out = eval("--by-name", "slice-engine");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = by_source(&stdout(&out));
+    assert!(lines.len() > 2, "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.starts_with("      Stockfish")),
+        "{lines:?}"
+    );
+    let players = lines[1..]
+        .iter()
+        .map(|l| {
+            assert!(l.starts_with("      "), "{l}");
+            count(l, ": ")
+        })
+        .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    assert_eq!(players, source, "{lines:?}");
     // The pseudo-players' table that follows `head`, whose clean ones (`clean` of them)
     // none reaches `look closer`.
     let player_table = |head: &str, size: usize, clean: usize| -> &str {

@@ -126,6 +126,8 @@ pub struct AddArgs {
     /// Grow one split: take only the games whose players are all in it or new, and from
     /// now on send this source's games of two new players to it (not by event and site);
     /// if they already go to another split, take only games with a player in this one.
+    /// Engine games: every game of the source goes to this split (engines of makes held
+    /// out of training, say), set when the source is first stored.
     #[arg(long, value_enum)]
     split: Option<Split>,
 }
@@ -527,7 +529,8 @@ pub struct Manifest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub splits_from: Option<PathBuf>,
     /// Sources whose games of two new players go to this split, not to one drawn by
-    /// event and site (`corpus add --split`, to grow a split that came out small).
+    /// event and site (`corpus add --split`, to grow a split that came out small); for an
+    /// engine source, every game of it.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub new_players: BTreeMap<String, Split>,
 }
@@ -646,7 +649,8 @@ impl Manifest {
     }
 
     /// The split of a game entering the corpus. Engine games: by a hash of the game (their
-    /// "players" are engine names, which no feature sees). Human and switched games: a
+    /// "players" are engine names, which no feature sees), or all to the split their
+    /// source was sent to ([`Manifest::new_players`]). Human and switched games: a
     /// player keeps the split of their first game, so no player is in two splits; a game
     /// between two players already in different splits gets [`Split::None`]; a game of
     /// two new players goes by a hash of its source, event and site (a tournament's games
@@ -654,10 +658,10 @@ impl Manifest {
     /// source sends new players to ([`Manifest::new_players`]).
     fn assign(&mut self, r: &Record, reserved: bool) -> Split {
         if r.label == Label::Engine {
-            return if reserved {
-                Split::Train
-            } else {
-                hash_split(&r.id)
+            return match (reserved, self.new_players.get(&r.source)) {
+                (true, _) => Split::Train,
+                (false, Some(split)) => *split,
+                (false, None) => hash_split(&r.id),
             };
         }
         let names: Vec<String> = ["White", "Black"]
@@ -962,7 +966,29 @@ fn grow_split(
         return Err("--split: train, validation or test".into());
     }
     if a.label == Label::Engine {
-        return Err("--split: engine games are split by game, not by player".into());
+        // Every game of the source goes to one split: set once, before any is stored.
+        return match manifest.new_players.get(&a.source) {
+            Some(other) if *other != split => Err(format!(
+                "--split {split:?}: the engine games of {} go to {other:?}",
+                a.source
+            )),
+            Some(_) => Ok(()),
+            None if manifest
+                .games
+                .keys()
+                .any(|id| id.starts_with(&format!("{}/", a.source))) =>
+            {
+                Err(format!(
+                    "--split: {} already has games split by game; an engine source goes to one split only from its first game",
+                    a.source
+                ))
+            }
+            None => {
+                let mut m = Manifest::load(&a.corpus).map_err(|e| format!("{e:#}"))?;
+                m.new_players.insert(a.source.clone(), split);
+                m.save(&a.corpus).map_err(|e| format!("{e:#}"))
+            }
+        };
     }
     // A source sends its games of two new players to one split only: once it sends them
     // elsewhere, growing this split takes only games with a player already in it.
@@ -1700,6 +1726,23 @@ mod tests {
         let e = m.assign_test(&rec("e/7", Label::Engine, "Ann", "Bob", "E1"));
         assert_eq!(e, hash_split("e/7"));
         assert!(!m.players.contains_key("stockfish"));
+        // An engine source sent to one split (makes held out): every game goes there,
+        // whatever its hash; a game a shipped model saw still goes to train.
+        let held = [Split::Train, Split::Validation, Split::Test]
+            .into_iter()
+            .find(|s| (1..20).any(|i| hash_split(&format!("m/{i}")) != *s))
+            .unwrap();
+        m.new_players.insert("m".into(), held);
+        for i in 1..20 {
+            assert_eq!(
+                m.assign_test(&rec(&format!("m/{i}"), Label::Engine, "A", "B", "E1")),
+                held
+            );
+        }
+        assert_eq!(
+            m.assign(&rec("m/20", Label::Engine, "A", "B", "E1"), true),
+            Split::Train
+        );
     }
 
     #[test]

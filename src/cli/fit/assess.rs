@@ -400,6 +400,10 @@ pub struct EvalArgs {
     /// is read whole): to measure on the games added since a model was chosen, say.
     #[arg(long, value_name = "SOURCE")]
     without_source: Vec<String>,
+    /// Break this source's engine-assisted sides down by the side's name tag (an
+    /// engine's name: makes or levels of engine) in the lines by source (repeatable).
+    #[arg(long = "by-name", value_name = "SOURCE")]
+    by_name: Vec<String>,
 }
 
 pub fn run(cmd: AssessCmd) -> Result<()> {

@@ -579,6 +579,66 @@ pub(super) fn eval(a: EvalArgs) -> Result<()> {
         "  false-positive rate (clean humans) by rating scale, look closer; unclear or above: {}",
         scales.join("; ")
     );
+    // Each source's engine-assisted sides, and each name's (the side's name tag: an
+    // engine's) of the sources named by `--by-name`: what the thresholds catch of a kind
+    // of engine or cheater that the slices lump together (engines of makes held out of
+    // training, a level of play).
+    let names: BTreeMap<&str, &Record> = records.iter().map(|r| (r.id.as_str(), r)).collect();
+    let clean: Vec<f64> = test
+        .iter()
+        .zip(&probs)
+        .filter(|(r, _)| r.kind == Kind::Human)
+        .filter_map(|(_, p)| *p)
+        .collect();
+    let mut groups: BTreeMap<(String, Option<String>), Vec<usize>> = BTreeMap::new();
+    for (i, r) in test.iter().enumerate() {
+        if r.kind == Kind::Human || level_of[i].is_none() {
+            continue;
+        }
+        let source = r.game.split('/').next().unwrap_or_default().to_string();
+        groups.entry((source.clone(), None)).or_default().push(i);
+        if a.by_name.contains(&source) {
+            let tag = if r.side == Side::White {
+                "White"
+            } else {
+                "Black"
+            };
+            let name = names.get(r.game.as_str()).and_then(|g| g.tag(tag));
+            groups
+                .entry((source, Some(name.unwrap_or_else(|| "?".into()))))
+                .or_default()
+                .push(i);
+        }
+    }
+    let _ = writeln!(
+        out,
+        "  engine-assisted sides by source (and by name for --by-name), look closer; unclear or above; AUC against the clean sides:"
+    );
+    for ((source, player), idx) in &groups {
+        let n = idx.len();
+        let at = |level: Level| idx.iter().filter(|i| level_of[**i] >= Some(level)).count();
+        let (closer, unclear) = (at(Level::LookCloser), at(Level::Unclear));
+        let (lo, hi) = wilson(closer, n);
+        let mut scores = clean.clone();
+        let mut labels = vec![false; clean.len()];
+        for p in idx.iter().filter_map(|i| probs[*i]) {
+            scores.push(p);
+            labels.push(true);
+        }
+        let name = match player {
+            Some(p) => format!("  {p}"),
+            None => source.clone(),
+        };
+        let _ = writeln!(
+            out,
+            "    {name}: {closer}/{n} = {:.1}% (95% {:.1}-{:.1}%); {unclear}/{n} = {:.1}%; AUC {:.3}",
+            100.0 * closer as f64 / n as f64,
+            100.0 * lo,
+            100.0 * hi,
+            100.0 * unclear as f64 / n as f64,
+            auc(&scores, &labels),
+        );
+    }
     let points: Vec<(f64, bool)> = test
         .iter()
         .zip(&probs)
