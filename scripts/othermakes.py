@@ -17,9 +17,17 @@ add --skip-tag BookPlies` leaves the given start out), until the game ends or
 The engines come in two groups that never meet, so that a model can be trained on one
 group's makes and measured on makes it never saw (`--group train`: Phalanx, GNU Chess,
 Toga II; `--group test`: Fairy-Max, HoiChess, Glaurung, Ethereal). Within a group every pairing and
-colour comes in turn. The Elo tags are rough estimates of each make's strength (CCRL's
-order, lowered for 0.1 s a move), not measurements: the assessment scores a weaker
-engine's side against a rating drawn from clean humans rated 200 or more below its tag.
+colour comes in turn. The assessment scores a weaker engine's side against a rating
+drawn from clean humans rated 200 or more below its Elo tag, so the tag must be the
+engine's strength as played here: each make's tag puts it on the self-play ladder
+(`scripts/selfplay.py`'s `UCI_Elo` levels, the same nominal scale) by its ACPL against
+the corpus's judge, and by its intrinsic rating (IPR) where ACPL no longer tells the
+levels apart (2,400 and up), both measured by `fairsight corpus report` on its stored
+games (corpus/README.md, "Engines of other makes"). The test group's tags are so
+measured (session 69: first guessed from CCRL's order, 1900 / 2100 / 2700 / 3000, which
+put Glaurung and Ethereal 500-650 points above how they played at 0.1 s a move, and the
+stored games retagged); the train group's are still the guesses, to be measured the
+same way once its games are analysed.
 
 Deterministic choice of starts and pairings (`--seed`); the moves need not be
 reproducible (searches by time).
@@ -43,29 +51,30 @@ import chess.pgn
 
 from selfplay import starts
 
-# name, command line, protocol, UCI options, Elo tag (an estimate)
+# name, command line, protocol, UCI options (xboard: commands sent at start), Elo tag (the
+# test group's measured, the train group's guessed: see above)
 MAKES = {
-    "fairymax": ("Fairy-Max 5.0b", ["/usr/games/fairymax"], "xboard", {}, 1900),
+    "fairymax": ("Fairy-Max 5.0b", ["/usr/games/fairymax"], "xboard", {}, 1650),
     "hoichess": (
         "HoiChess 0.22.0",
         ["/usr/games/hoichess", "--xboard"],
         "xboard",
         {"commands": ["book close"]},  # its small book, opened at start
-        2100,
+        1850,
     ),
     "glaurung": (
         "Glaurung 2.2",
         ["/usr/games/glaurung"],
         "uci",
         {"OwnBook": False, "Threads": 1, "Hash": 16},
-        2700,
+        2050,
     ),
     "ethereal": (
         "Ethereal 12.00",
         ["/usr/games/ethereal-chess"],
         "uci",
         {"Threads": 1, "Hash": 16, "MoveOverhead": 10},
-        3000,
+        2500,
     ),
     "phalanx": ("Phalanx XXV", ["/usr/games/phalanx", "-b-", "-l-"], "xboard", {}, 2300),
     "gnuchess": (
