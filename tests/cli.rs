@@ -3241,6 +3241,14 @@ fn pseudo_players_pool_one_side_of_each_game_in_groups_of_the_size_asked() {
         })
         .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
     assert_eq!(players, source, "{lines:?}");
+    // A source with no engine-assisted side in the split is an error that names it.
+    let out = eval("--by-name", "slice-human");
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("--by-name slice-human: no engine-assisted side"),
+        "{}",
+        stderr(&out)
+    );
     // The pseudo-players' table that follows `head`, whose clean ones (`clean` of them)
     // none reaches `look closer`.
     let player_table = |head: &str, size: usize, clean: usize| -> &str {

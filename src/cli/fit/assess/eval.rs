@@ -610,6 +610,16 @@ pub(super) fn eval(a: EvalArgs) -> Result<()> {
                 .push(i);
         }
     }
+    if let Some(source) = a
+        .by_name
+        .iter()
+        .find(|s| !groups.contains_key(&(s.to_string(), None)))
+    {
+        bail!(
+            "--by-name {source}: no engine-assisted side of the {:?} split",
+            a.split
+        );
+    }
     let _ = writeln!(
         out,
         "  engine-assisted sides by source (and by name for --by-name), look closer; unclear or above; AUC against the clean sides:"
