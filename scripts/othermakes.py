@@ -26,8 +26,8 @@ levels apart (2,400 and up), both measured by `fairsight corpus report` on its s
 games (corpus/README.md, "Engines of other makes"). The test group's tags are so
 measured (session 69: first guessed from CCRL's order, 1900 / 2100 / 2700 / 3000, which
 put Glaurung and Ethereal 500-650 points above how they played at 0.1 s a move, and the
-stored games retagged); the train group's are still the guesses, to be measured the
-same way once its games are analysed.
+stored games retagged); the train group's too (session 70: first guessed 2300 / 2500 /
+2800, all three played like the 2000-2100 levels).
 
 Deterministic choice of starts and pairings (`--seed`); the moves need not be
 reproducible (searches by time).
@@ -51,8 +51,8 @@ import chess.pgn
 
 from selfplay import starts
 
-# name, command line, protocol, UCI options (xboard: commands sent at start), Elo tag (the
-# test group's measured, the train group's guessed: see above)
+# name, command line, protocol, UCI options (xboard: commands sent at start), Elo tag (as
+# measured: see above)
 MAKES = {
     "fairymax": ("Fairy-Max 5.0b", ["/usr/games/fairymax"], "xboard", {}, 1650),
     "hoichess": (
@@ -76,15 +76,15 @@ MAKES = {
         {"Threads": 1, "Hash": 16, "MoveOverhead": 10},
         2500,
     ),
-    "phalanx": ("Phalanx XXV", ["/usr/games/phalanx", "-b-", "-l-"], "xboard", {}, 2300),
+    "phalanx": ("Phalanx XXV", ["/usr/games/phalanx", "-b-", "-l-"], "xboard", {}, 2000),
     "gnuchess": (
         "GNU Chess 6.2.7",
         ["/usr/games/gnuchess", "--uci"],
         "uci",
         {"OwnBook": False, "Hash": 16},
-        2500,
+        2050,
     ),
-    "toga2": ("Toga II 3.0", ["/usr/games/toga2"], "uci", {"OwnBook": False, "Hash": 16}, 2800),
+    "toga2": ("Toga II 3.0", ["/usr/games/toga2"], "uci", {"OwnBook": False, "Hash": 16}, 2100),
 }
 GROUPS = {"train": ["phalanx", "gnuchess", "toga2"], "test": ["fairymax", "hoichess", "glaurung", "ethereal"]}
 

@@ -18,6 +18,8 @@
 #                        (default 1bff4bc)
 #   ASSESS_MANIFEST      commit whose corpus/manifest.json the assessment was fitted on
 #                        (default bd3131f)
+#   ASSESS_MANIFEST_FILE a manifest file to fit the assessment on instead (a study of one
+#                        change: e.g. bd3131f's with one source's games added)
 #   CORPUS_DIR           where the assessment's corpus folder is made (default
 #                        /tmp/c53/corpus: the shipped model's `source` names the folder it
 #                        was fitted from, so another one gives a file that differs there)
@@ -55,8 +57,12 @@ corpus_with "$WORK/classifier/corpus" "$WORK/classifier-manifest.json"
   --source "the train split of the committed corpus (corpus/README.md)" \
   --oof "$WORK/classifier-oof.json" --out "$WORK/move-classifier.json" > "$WORK/classifier.log" 2>&1
 
-say "the assessment (manifest of $ASSESS_MANIFEST, in $CORPUS_DIR)"
-git show "$ASSESS_MANIFEST:corpus/manifest.json" > "$WORK/assess-manifest.json"
+say "the assessment (manifest of ${ASSESS_MANIFEST_FILE:-$ASSESS_MANIFEST}, in $CORPUS_DIR)"
+if [ -n "${ASSESS_MANIFEST_FILE:-}" ]; then
+  cp "$ASSESS_MANIFEST_FILE" "$WORK/assess-manifest.json"
+else
+  git show "$ASSESS_MANIFEST:corpus/manifest.json" > "$WORK/assess-manifest.json"
+fi
 corpus_with "$CORPUS_DIR" "$WORK/assess-manifest.json"
 LO=top:lateGain,top:seenLines,top:zSeenLines,switched:lateGain,switched:seenLines,switched:zSeenLines
 LO=$LO,top:switchOdds,weaker:switchOdds,top:switchOddsAll,weaker:switchOddsAll
