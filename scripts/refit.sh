@@ -26,6 +26,9 @@
 #   JOBS                 fold models fitted at once (default 2)
 #   THRESHOLDS_ARGS      more arguments for `assess thresholds`, for a study of another
 #                        rule (e.g. --unrated-withheld); the shipped recipe has none
+#   FOLDS_ARGS           more arguments for `assess folds` (e.g. --stable: folds that stay put
+#                        as games are added, for comparing refits of two manifests); the
+#                        shipped recipe has none
 # About 40 minutes on two free cores. Exit status 0 when both outputs equal the shipped
 # files; 1 when either differs (the differing file is kept in WORK).
 set -euo pipefail
@@ -37,6 +40,7 @@ ASSESS_MANIFEST=${ASSESS_MANIFEST:-bd3131f}
 CORPUS_DIR=${CORPUS_DIR:-/tmp/c53/corpus}
 JOBS=${JOBS:-2}
 THRESHOLDS_ARGS=${THRESHOLDS_ARGS:-}
+FOLDS_ARGS=${FOLDS_ARGS:-}
 mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 BIN=$ROOT/target/release/fairsight
@@ -71,7 +75,7 @@ fit() { # CORPUS OUT
     --balance-experts --leave-out "$LO" --out "$2" > "$2.log" 2>&1
 }
 fit "$CORPUS_DIR" "$WORK/fit-W.json"
-"$BIN" assess folds --corpus "$CORPUS_DIR" --k 10 --out "$WORK/folds" > /dev/null
+"$BIN" assess folds --corpus "$CORPUS_DIR" --k 10 $FOLDS_ARGS --out "$WORK/folds" > /dev/null
 
 say "ten fold models, $JOBS at a time"
 for n in $(seq 1 10); do
