@@ -1281,6 +1281,85 @@ pub fn load_records(
     Ok(out)
 }
 
+/// Every stored record's source, game number (from its path) and path, by source and
+/// then game: [`load_records`]' order, known before any record is read.
+fn records_in_order(corpus: &Path) -> Result<Vec<(String, usize, PathBuf)>> {
+    let mut out = Vec::new();
+    for path in all_records(corpus)? {
+        let source = path
+            .parent()
+            .and_then(Path::file_name)
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let name = path
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if let Some(game) = name.split('.').next().and_then(|n| n.parse::<usize>().ok()) {
+            out.push((source, game, path));
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The settings and engine of the corpus's first record ([`load_records`]' first), read
+/// alone; `None` for an empty corpus.
+pub fn first_record_settings(corpus: &Path) -> Result<Option<(Settings, EngineInfo)>> {
+    match records_in_order(corpus)?.first() {
+        Some((_, _, path)) => {
+            let r = Record::load(path)?;
+            Ok(Some((r.settings, r.engine)))
+        }
+        None => Ok(None),
+    }
+}
+
+/// The stored records of the games in the manifest, `chunk` at a time, in
+/// [`load_records`]' order (by source, then game), for work that needs one game at a time
+/// and would otherwise hold every record and its rebuilt report at once (about 8 GB for
+/// the whole corpus). Every record must have been analysed with the first one's settings
+/// and engine, as [`rebuild_games`] asks of one call. Returns how many were read.
+pub fn for_manifest_records(
+    corpus: &Path,
+    manifest: &Manifest,
+    chunk: usize,
+    mut f: impl FnMut(Vec<Record>) -> Result<()>,
+) -> Result<usize> {
+    let mut listed: Vec<(String, usize, PathBuf)> = records_in_order(corpus)?
+        .into_iter()
+        .filter(|(source, game, _)| manifest.games.contains_key(&format!("{source}/{game}")))
+        .collect();
+    listed.sort();
+    let mut first: Option<(String, Settings, EngineInfo)> = None;
+    for part in listed.chunks(chunk.max(1)) {
+        let mut records = Vec::with_capacity(part.len());
+        for (source, game, path) in part {
+            let r = Record::load(path)?;
+            if r.source != *source || r.game != *game {
+                bail!(
+                    "{}: holds {} (a record is stored as SOURCE/NUMBER)",
+                    path.display(),
+                    r.id
+                );
+            }
+            match &first {
+                None => first = Some((r.id.clone(), r.settings.clone(), r.engine.clone())),
+                Some((id, settings, engine)) if r.settings != *settings || r.engine != *engine => {
+                    bail!(
+                        "{id} and {} were analysed with other settings or engines: report them apart (--source)",
+                        r.id
+                    );
+                }
+                Some(_) => {}
+            }
+            records.push(r);
+        }
+        f(records)?;
+    }
+    Ok(listed.len())
+}
+
 /// The report of `records` (one settings and engine), as a direct analysis of their games
 /// in this order would give it.
 pub fn rebuild(records: &[Record]) -> Result<Report> {

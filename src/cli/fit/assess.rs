@@ -46,7 +46,10 @@ use fairsight::{
 };
 
 use super::{
-    super::corpus::{Label, Manifest, Record, Split, fnv1a, load_records, rebuild_games},
+    super::corpus::{
+        Label, Manifest, Record, Split, first_record_settings, fnv1a, for_manifest_records,
+        load_records, rebuild_games,
+    },
     train_fit::{Rng, Scaler, auc, forest_model, logistic_l2},
 };
 
@@ -727,13 +730,63 @@ fn engine_rating(human: &[f64], tag: Option<f64>, key: &str) -> Option<f64> {
 
 /// Every scored game side of the corpus (all splits but `none`). An engine's side is
 /// scored against a drawn human rating ([`engine_rating`]); `elo` keeps its tag, and a
-/// weaker engine's `own_tag` its signals against that tag.
+/// weaker engine's `own_tag` its signals against that tag. The manifest's games only,
+/// rebuilt a few hundred at a time ([`for_manifest_records`]): humans' and switched games'
+/// rows as they come, engines' once every human rating is known (the same rows as
+/// [`rows_of`] of all the records at once, in the same order, in a fraction of its memory).
 fn rows(corpus: &std::path::Path, classifier_oof: Option<&std::path::Path>) -> Result<Vec<Row>> {
-    rows_of(
-        corpus,
-        load_records(corpus, &[], None, None)?,
-        classifier_oof,
-    )
+    rows_in_chunks(corpus, classifier_oof, 250)
+}
+
+/// [`rows`], rebuilding `chunk` games at a time.
+fn rows_in_chunks(
+    corpus: &std::path::Path,
+    classifier_oof: Option<&std::path::Path>,
+    chunk: usize,
+) -> Result<Vec<Row>> {
+    let manifest = Manifest::load(corpus)?;
+    let oof = classifier_oof.map(load_classifier_oof).transpose()?;
+    let mut calibration: Option<Option<&'static Calibration>> = None;
+    let mut human: Vec<f64> = Vec::new();
+    let mut done: Vec<Vec<Row>> = Vec::new();
+    // Engine games wait for the human ratings: their slot in `done`, id, split, report.
+    let mut engines: Vec<(usize, String, Split, GameReport)> = Vec::new();
+    let mut with_oof = 0;
+    let n = for_manifest_records(corpus, &manifest, chunk, |records| {
+        let mut report = rebuild_games(&records)?;
+        if let Some(oof) = &oof {
+            with_oof += with_out_of_fold(&mut report.games, &records, oof)?;
+        }
+        let cal = *calibration.get_or_insert_with(|| {
+            Calibration::builtin().filter(|c| c.applies_to(&report.settings, &report.engine))
+        });
+        human.extend(human_ratings(&records, &report.games, &manifest));
+        for (r, game) in records.iter().zip(report.games) {
+            let split = manifest.games[&r.id].split;
+            if r.label == Label::Engine {
+                engines.push((done.len(), r.id.clone(), split, game));
+                done.push(Vec::new());
+            } else {
+                done.push(game_rows(&r.id, r.label, split, &game, &[], cal));
+            }
+        }
+        Ok(())
+    })?;
+    eprintln!("fairsight: rebuilt {n} corpus games");
+    if oof.is_some() {
+        eprintln!("fairsight: out-of-fold classifier probabilities for {with_oof} games");
+    }
+    let calibration = calibration.flatten();
+    if calibration.is_none() {
+        eprintln!(
+            "fairsight: the shipped rating calibration does not apply to these settings: no z-scores"
+        );
+    }
+    human.sort_by(f64::total_cmp);
+    for (slot, id, split, game) in engines {
+        done[slot] = game_rows(&id, Label::Engine, split, &game, &human, calibration);
+    }
+    Ok(done.into_iter().flatten().collect())
 }
 
 /// Out-of-fold classifier probabilities by game id, each ply's or none (`train fit
@@ -748,7 +801,7 @@ fn load_classifier_oof(path: &std::path::Path) -> Result<ClassifierOof> {
     .with_context(|| format!("{}: not out-of-fold probabilities", path.display()))
 }
 
-/// [`rows`] of these records of the corpus only (the others are not rebuilt).
+/// [`rows`] of these records of the corpus only (the others are not rebuilt), all at once.
 fn rows_of(
     corpus: &std::path::Path,
     records: Vec<Record>,
@@ -776,65 +829,87 @@ fn rows_of(
         let Some(entry) = manifest.games.get(&r.id) else {
             continue;
         };
-        if entry.split == Split::None || game.error.is_some() {
-            continue;
-        }
-        let switched = game.tag("Switched").map(str::to_owned);
-        for side in [Side::White, Side::Black] {
-            let side_name = match side {
-                Side::White => "white",
-                Side::Black => "black",
-            };
-            let kind = match r.label {
-                Label::Human => Kind::Human,
-                Label::Switched if switched.as_deref() == Some(side_name) => Kind::Switched,
-                Label::Switched => continue,
-                Label::Engine => {
-                    if tag_rating(game, side).is_some_and(|e| e > 3000.0) {
-                        Kind::TopEngine
-                    } else {
-                        Kind::WeakEngine
-                    }
-                }
-            };
-            let elo = tag_rating(game, side);
-            let rating = if r.label == Label::Engine {
-                engine_rating(&human_ratings, elo, &format!("{}#{side_name}", r.id))
-            } else {
-                elo
-            };
-            let Some(mut signals) = side_signals(game, side, rating, calibration) else {
-                continue;
-            };
-            let mut own_tag = (kind == Kind::WeakEngine)
-                .then(|| side_signals(game, side, elo, calibration))
-                .flatten();
-            if r.label == Label::Engine {
-                signals = signals.without(&CLOCK_SIGNALS);
-                own_tag = own_tag.map(|s| s.without(&CLOCK_SIGNALS));
-            }
-            let player = if r.label == Label::Engine {
-                format!("{}#{side_name}", r.id)
-            } else {
-                game.sides.get(side).player.to_lowercase()
-            };
-            let engine_moves = (kind == Kind::Switched)
-                .then(|| engine_moves(game, side))
-                .flatten();
-            out.push(Row {
-                game: r.id.clone(),
-                player,
-                kind,
-                side,
-                split: entry.split,
-                signals,
-                elo,
-                own_tag,
-                engine_moves,
-            });
-        }
+        out.extend(game_rows(
+            &r.id,
+            r.label,
+            entry.split,
+            game,
+            &human_ratings,
+            calibration,
+        ));
     }
     Ok(out)
+}
+
+/// The scored sides of one game ([`rows`]): none when its split is `none` or it failed;
+/// an engine's side scored against a rating drawn from `human_ratings` (sorted).
+fn game_rows(
+    id: &str,
+    label: Label,
+    split: Split,
+    game: &GameReport,
+    human_ratings: &[f64],
+    calibration: Option<&Calibration>,
+) -> Vec<Row> {
+    let mut out = Vec::new();
+    if split == Split::None || game.error.is_some() {
+        return out;
+    }
+    let switched = game.tag("Switched").map(str::to_owned);
+    for side in [Side::White, Side::Black] {
+        let side_name = match side {
+            Side::White => "white",
+            Side::Black => "black",
+        };
+        let kind = match label {
+            Label::Human => Kind::Human,
+            Label::Switched if switched.as_deref() == Some(side_name) => Kind::Switched,
+            Label::Switched => continue,
+            Label::Engine => {
+                if tag_rating(game, side).is_some_and(|e| e > 3000.0) {
+                    Kind::TopEngine
+                } else {
+                    Kind::WeakEngine
+                }
+            }
+        };
+        let elo = tag_rating(game, side);
+        let rating = if label == Label::Engine {
+            engine_rating(human_ratings, elo, &format!("{id}#{side_name}"))
+        } else {
+            elo
+        };
+        let Some(mut signals) = side_signals(game, side, rating, calibration) else {
+            continue;
+        };
+        let mut own_tag = (kind == Kind::WeakEngine)
+            .then(|| side_signals(game, side, elo, calibration))
+            .flatten();
+        if label == Label::Engine {
+            signals = signals.without(&CLOCK_SIGNALS);
+            own_tag = own_tag.map(|s| s.without(&CLOCK_SIGNALS));
+        }
+        let player = if label == Label::Engine {
+            format!("{id}#{side_name}")
+        } else {
+            game.sides.get(side).player.to_lowercase()
+        };
+        let engine_moves = (kind == Kind::Switched)
+            .then(|| engine_moves(game, side))
+            .flatten();
+        out.push(Row {
+            game: id.to_owned(),
+            player,
+            kind,
+            side,
+            split,
+            signals,
+            elo,
+            own_tag,
+            engine_moves,
+        });
+    }
+    out
 }
 
 /// How many of a switched side's searched moves, those the later-half signals read (not

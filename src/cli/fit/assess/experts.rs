@@ -151,10 +151,7 @@ pub(super) fn fit(a: FitArgs) -> Result<()> {
     if variants.iter().all(|v| v.rated || v.clocks) {
         bail!("no model for unrated input without clocks: the corpus is too small");
     }
-    let report_settings = load_records(&a.corpus, &[], None, None)?
-        .first()
-        .map(|r| (r.settings.clone(), r.engine.clone()))
-        .context("empty corpus")?;
+    let report_settings = first_record_settings(&a.corpus)?.context("empty corpus")?;
     let manifest = Manifest::load(&a.corpus)?;
     let mut model = AssessmentModel {
         name: a.name.clone().unwrap_or_else(|| {
