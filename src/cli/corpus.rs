@@ -1248,11 +1248,7 @@ pub fn load_records(
     let mut out = Vec::new();
     let mut unlisted = 0;
     for path in all_records(corpus)? {
-        let source = path
-            .parent()
-            .and_then(Path::file_name)
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let source = source_folder(&path);
         if !sources.is_empty() && !sources.contains(&source) {
             continue;
         }
@@ -1281,16 +1277,20 @@ pub fn load_records(
     Ok(out)
 }
 
+/// The source a record's path names: its folder's name.
+fn source_folder(path: &Path) -> String {
+    path.parent()
+        .and_then(Path::file_name)
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
 /// Every stored record's source, game number (from its path) and path, by source and
 /// then game: [`load_records`]' order, known before any record is read.
 fn records_in_order(corpus: &Path) -> Result<Vec<(String, usize, PathBuf)>> {
     let mut out = Vec::new();
     for path in all_records(corpus)? {
-        let source = path
-            .parent()
-            .and_then(Path::file_name)
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let source = source_folder(&path);
         let name = path
             .file_name()
             .map(|s| s.to_string_lossy().into_owned())
