@@ -1326,11 +1326,10 @@ pub fn for_manifest_records(
     chunk: usize,
     mut f: impl FnMut(Vec<Record>) -> Result<()>,
 ) -> Result<usize> {
-    let mut listed: Vec<(String, usize, PathBuf)> = records_in_order(corpus)?
+    let listed: Vec<(String, usize, PathBuf)> = records_in_order(corpus)?
         .into_iter()
         .filter(|(source, game, _)| manifest.games.contains_key(&format!("{source}/{game}")))
         .collect();
-    listed.sort();
     let mut first: Option<(String, Settings, EngineInfo)> = None;
     for part in listed.chunks(chunk.max(1)) {
         let mut records = Vec::with_capacity(part.len());
