@@ -362,6 +362,11 @@ pub struct FitArgs {
     /// one expert only (`top`, `weaker` or `switched`).
     #[arg(long, value_delimiter = ',')]
     leave_out: Vec<String>,
+    /// Experts that stay logistic regressions whatever cross-validation says of the
+    /// forest (comma-separated kinds: `top`, `weaker`, `switched`; a study, e.g. of
+    /// other makes' games added to the train split; the shipped fit has none).
+    #[arg(long, value_delimiter = ',')]
+    logistic: Vec<String>,
     /// Weigh the experts against each other in the largest z ([`balance_experts`]): an
     /// offset and scale for each expert's z but the top engines', chosen on the train
     /// split's out-of-fold z-scores for the best mean AUC of the other kinds against clean

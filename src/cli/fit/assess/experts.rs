@@ -57,6 +57,11 @@ pub(super) fn leave_out(entries: &[String]) -> Result<Vec<LeaveOut>> {
 
 pub(super) fn fit(a: FitArgs) -> Result<()> {
     let left_out = leave_out(&a.leave_out)?;
+    let logistic = a
+        .logistic
+        .iter()
+        .map(|k| expert_kind(k).map_err(|why| anyhow::anyhow!("--logistic {k}: {why}")))
+        .collect::<Result<Vec<Kind>>>()?;
     let mut all = rows(&a.corpus, a.classifier_oof.as_deref())?;
     let mut late_reference = fit_late_reference(&all);
     match &mut late_reference {
@@ -131,6 +136,7 @@ pub(super) fn fit(a: FitArgs) -> Result<()> {
         a.min_expert_auc,
         a.sign_consistent,
         &left_out,
+        &logistic,
         a.balance_experts,
     )?;
     if let Some(bias) = late_reference.as_ref().and_then(|r| r.bias.as_ref()) {
@@ -306,6 +312,7 @@ pub(super) fn fit_expert(
     trees: u16,
     seed: u64,
     sign_consistent: bool,
+    forest_allowed: bool,
 ) -> Result<Option<FittedExpert>> {
     let rows: Vec<&Row> = all
         .iter()
@@ -369,7 +376,7 @@ pub(super) fn fit_expert(
     }
     // The forest must beat logistic regression clearly: the logistic model's reasons
     // and monotone response are easier to trust.
-    let model_kind = if cv["forest"] > cv["logistic"] + 0.01 {
+    let model_kind = if forest_allowed && cv["forest"] > cv["logistic"] + 0.01 {
         "forest"
     } else {
         "logistic"
@@ -563,6 +570,7 @@ pub(super) fn fit_variants(
     min_expert_auc: f64,
     sign_consistent: bool,
     leave_out: &[LeaveOut],
+    logistic: &[Kind],
     balance: bool,
 ) -> Result<(Vec<AssessmentVariant>, Vec<HumanRange>, String)> {
     let train_humans: Vec<&Row> = all
@@ -706,6 +714,7 @@ pub(super) fn fit_variants(
                             trees,
                             seed,
                             sign_consistent,
+                            !logistic.contains(&kind),
                         )?
                     } else {
                         None
@@ -721,6 +730,7 @@ pub(super) fn fit_variants(
                         trees,
                         seed,
                         sign_consistent,
+                        !logistic.contains(&kind),
                     )?;
                     if let (Some(e), Some(p)) = (e.as_mut(), player) {
                         e.expert.player = Some(Box::new(p.expert));

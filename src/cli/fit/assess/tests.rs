@@ -717,7 +717,7 @@ fn the_rated_weaker_engine_expert_reads_no_absolute_strength() {
         }
     }
     let (variants, _, card) =
-        fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false, &[], false).unwrap();
+        fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false, &[], &[], false).unwrap();
     let expert = |rated: bool| {
         let v = variants
             .iter()
@@ -761,7 +761,7 @@ fn a_signal_is_left_out_of_every_expert_or_of_one() {
     let rows = synthetic(1500, 11, false);
     let features = |left: &[LeaveOut]| {
         let (variants, _, card) =
-            fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false, left, false).unwrap();
+            fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false, left, &[], false).unwrap();
         let v = variants
             .iter()
             .find(|v| v.rated && !v.clocks)
@@ -803,7 +803,7 @@ fn an_expert_reading_a_game_side_only_signal_has_a_player_expert_without_it() {
         r.signals.values[zpl] = r.signals.values[zmm].map(|z| -z);
     }
     let (variants, _, card) =
-        fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false, &[], false).unwrap();
+        fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false, &[], &[], false).unwrap();
     let top = |rated: bool| {
         variants
             .iter()
@@ -852,7 +852,7 @@ fn a_rated_variant_without_regans_z_scores_reads_the_rated_signals_there_are() {
         r.signals.values[at("zLateLoss")] = z.map(|z| -z);
     }
     let (variants, _, card) =
-        fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false, &[], false).unwrap();
+        fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false, &[], &[], false).unwrap();
     let rated = variants
         .iter()
         .find(|v| v.rated && !v.clocks)
@@ -890,7 +890,7 @@ fn a_rated_variant_without_regans_z_scores_reads_the_rated_signals_there_are() {
 fn fitted_variants_separate_synthetic_engines_and_keep_false_positives_low() {
     let rows = synthetic(1500, 11, false);
     let (variants, ranges, card) =
-        fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false, &[], false).unwrap();
+        fit_variants(&rows, 5, 30, 3, MIN_EXPERT_AUC, false, &[], &[], false).unwrap();
     assert!(card.contains("unrated, no clocks"), "{card}");
     let unrated = variants.iter().find(|v| !v.rated && !v.clocks).unwrap();
     let rated = variants.iter().find(|v| v.rated && !v.clocks).unwrap();
@@ -2111,4 +2111,47 @@ fn the_folds_leave_each_train_game_out_once_and_keep_a_player_in_one() {
     );
     // Another seed, other folds.
     assert_ne!(stable_game_folds(&train, 3, 2), after);
+}
+
+#[test]
+fn an_expert_held_to_logistic_regression_stays_one_where_the_forest_wins() {
+    // Rated engines' zMm far out on both sides of the humans': no straight line
+    // separates them, a forest does; `--logistic top` keeps the line.
+    let mut rows = synthetic(1500, 11, false);
+    let zmm = SIGNALS.iter().position(|s| *s == "zMm").unwrap();
+    for (i, r) in rows.iter_mut().enumerate() {
+        if r.kind == Kind::TopEngine
+            && let Some(z) = r.signals.values[zmm].as_mut()
+        {
+            *z = if i % 4 == 0 { 4.0 } else { -4.0 } + 0.3 * *z;
+        }
+    }
+    let expert = |forest_allowed: bool| {
+        fit_expert(
+            &rows,
+            true,
+            false,
+            Kind::TopEngine,
+            vec!["zMm".into()],
+            &[0.0],
+            5,
+            30,
+            3,
+            false,
+            forest_allowed,
+        )
+        .unwrap()
+        .expect("enough sides")
+    };
+    let free = expert(true);
+    assert_eq!(free.model_kind, "forest", "cv AUC {}", free.cv_auc);
+    let held = expert(false);
+    assert_eq!(held.model_kind, "logistic");
+    assert!(matches!(held.expert.model, Model::Logistic { .. }));
+    assert!(
+        held.cv_auc + 0.01 < free.cv_auc,
+        "{} {}",
+        held.cv_auc,
+        free.cv_auc
+    );
 }
