@@ -546,6 +546,9 @@ pub(super) fn eval(a: EvalArgs) -> Result<()> {
     // pseudo-players and real players below) is.
     let mut records = load_records(&a.corpus, &[], None, Some(a.split))?;
     records.retain(|r| !a.without_source.contains(&r.source));
+    // Rebuilt once for the pseudo-players and real players below.
+    let games = Rebuilt::new(records, None)?;
+    let records = &games.records;
     let online_games: std::collections::HashSet<&str> = records
         .iter()
         .filter(|r| online(r))
@@ -669,24 +672,15 @@ pub(super) fn eval(a: EvalArgs) -> Result<()> {
     }
     let mut withheld_players = Vec::new();
     for &n in &a.player_games {
-        let (players, withheld) = pseudo_players_read(&records, model, n, 1, None, true)?;
+        let (players, withheld) = pseudo_players_read(&games, model, n, 1, false, true)?;
         player_rates(&mut out, &players, n, "");
         withheld_players.push((n, withheld));
     }
     if a.real_player_games < 2 {
         bail!("--real-player-games: 2 or more");
     }
-    let real = |withheld| {
-        real_players(
-            &a.corpus,
-            a.split,
-            model,
-            a.real_player_games,
-            &a.without_source,
-            withheld,
-        )
-    };
-    real_player_rates(&mut out, &real(false)?, a.real_player_games, "");
+    let (real, real_withheld) = real_players_read(&games, model, a.real_player_games, true)?;
+    real_player_rates(&mut out, &real, a.real_player_games, "");
     // The same players as if their files had no Elo tags: the unrated kinds' player
     // thresholds on today's players (the corpus's own unrated players are few, and of
     // the nineteenth century).
@@ -695,7 +689,7 @@ pub(super) fn eval(a: EvalArgs) -> Result<()> {
         let rated: Vec<PseudoPlayer> = players.into_iter().filter(|p| p.elo.is_some()).collect();
         player_rates(&mut out, &rated, n, withheld_words);
     }
-    let rated_real: Vec<PseudoPlayer> = real(true)?
+    let rated_real: Vec<PseudoPlayer> = real_withheld
         .into_iter()
         .filter(|p| p.elo.is_some())
         .collect();

@@ -183,11 +183,13 @@ pub(super) fn fit(a: FitArgs) -> Result<()> {
         side_look_closer_rate: Some(SIDE_RATE),
     };
     card.push('\n');
-    let validation = load_records(&a.corpus, &[], None, Some(Split::Validation))?;
+    let validation = Rebuilt::new(
+        load_records(&a.corpus, &[], None, Some(Split::Validation))?,
+        None,
+    )?;
     let unscaled = model.clone();
     card.push_str(&set_player_calibration(
         &[(&validation, &unscaled)],
-        None,
         &mut model,
         &PLAYER_GAMES[..1],
         MIN_PLAYER_SCALE,
@@ -196,7 +198,6 @@ pub(super) fn fit(a: FitArgs) -> Result<()> {
     let reader = model.clone();
     card.push_str(&set_player_thresholds(
         &[(&validation, &reader)],
-        None,
         "the validation split",
         false,
         false,

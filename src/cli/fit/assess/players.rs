@@ -23,6 +23,62 @@ pub(super) struct PseudoPlayer {
     pub(super) look_closer: f64,
 }
 
+/// Records with their games rebuilt once, the classifier's out-of-fold probabilities in
+/// place where given: pseudo-players and real players are pooled from them again and
+/// again (each size of player, each reader), and a game's report does not depend on the
+/// games rebuilt with it ([`fairsight::analysis::Analysis::games_report`]), so each game
+/// is rebuilt once instead of once a pooling (the thresholds' players took about 20
+/// minutes of a refit so).
+pub(super) struct Rebuilt {
+    pub(super) records: Vec<Record>,
+    /// The report of no game: its settings, engine and models.
+    base: Option<Report>,
+    /// `records`' games, in their order.
+    games: Vec<GameReport>,
+}
+
+impl Rebuilt {
+    pub(super) fn new(records: Vec<Record>, oof: Option<&ClassifierOof>) -> Result<Rebuilt> {
+        if records.is_empty() {
+            return Ok(Rebuilt {
+                records,
+                base: None,
+                games: Vec::new(),
+            });
+        }
+        let mut base = rebuild_games(&records)?;
+        if let Some(oof) = oof {
+            with_out_of_fold(&mut base.games, &records, oof)?;
+        }
+        let games = std::mem::take(&mut base.games);
+        Ok(Rebuilt {
+            records,
+            base: Some(base),
+            games,
+        })
+    }
+
+    /// A report of the games `at` (indices into `records`, in that order), each game's
+    /// `index` its place there, as [`rebuild_games`] of those records would give it (but
+    /// for each game's `line` in the joined PGN, which nothing here reads).
+    fn report_of(&self, at: impl IntoIterator<Item = usize>) -> Result<Report> {
+        let Some(base) = &self.base else {
+            bail!("no corpus games match");
+        };
+        let mut report = base.clone();
+        report.games = at
+            .into_iter()
+            .enumerate()
+            .map(|(k, i)| {
+                let mut g = self.games[i].clone();
+                g.index = k;
+                g
+            })
+            .collect();
+        Ok(report)
+    }
+}
+
 /// Pseudo-players of `size` games each, for the per-player error rates: the human
 /// sides of `records` grouped by rating (`size` in a row in Elo order, White and Black
 /// alike, as a real player's games are, online and over-the-board games apart, as a real
@@ -48,23 +104,29 @@ pub(super) fn pseudo_players(
     groupings: usize,
     oof: Option<&ClassifierOof>,
 ) -> Result<Vec<PseudoPlayer>> {
-    Ok(pseudo_players_read(records, model, size, groupings, oof, false)?.0)
+    let games = Rebuilt::new(records.to_vec(), oof)?;
+    Ok(pseudo_players_read(&games, model, size, groupings, false, false)?.0)
 }
 
-/// [`pseudo_players`], and with `withheld` the same pseudo-players read again with their
-/// rating withheld (as the unrated kinds read a file without Elo tags): what a player's
-/// thresholds for unrated input make of today's players.
+/// [`pseudo_players`] of `games` (of their clean human games alone with `clean_only`),
+/// and with `withheld` the same pseudo-players read again with their rating withheld (as
+/// the unrated kinds read a file without Elo tags): what a player's thresholds for
+/// unrated input make of today's players.
 pub(super) fn pseudo_players_read(
-    records: &[Record],
+    games: &Rebuilt,
     model: &AssessmentModel,
     size: usize,
     groupings: usize,
-    oof: Option<&ClassifierOof>,
+    clean_only: bool,
     withheld: bool,
 ) -> Result<(Vec<PseudoPlayer>, Vec<PseudoPlayer>)> {
+    let records = &games.records;
     // (kind, elo, record index, side)
     let mut sides: Vec<(Kind, Option<f64>, usize, &str)> = Vec::new();
     for (i, r) in records.iter().enumerate() {
+        if clean_only && r.label != Label::Human {
+            continue;
+        }
         let scored: &[&str] = match r.label {
             Label::Switched => match r.tag("Switched").as_deref() {
                 Some("black") => &["Black"],
@@ -159,7 +221,7 @@ pub(super) fn pseudo_players_read(
     if members.is_empty() {
         return Ok((Vec::new(), Vec::new()));
     }
-    let report = pooled_report(records, &members, oof)?;
+    let report = pooled_report(games, &members)?;
     let calibration =
         Calibration::builtin().filter(|c| c.applies_to(&report.settings, &report.engine));
     // A clean pseudo-player pools the sides of different players, independent as a real
@@ -208,33 +270,21 @@ pub(super) fn pseudo_players_read(
     Ok((out, out_withheld))
 }
 
-/// The report of the pseudo-players `members` make of `records`: each member (a record,
-/// its side, the pseudo-player's name, the rating that side is scored against when not
-/// its own Elo tag) is a copy of that game's report with the side renamed (and its Elo
-/// tag set to the rating), as if its PGN had said so, and the players are those names
-/// alone. Each game is rebuilt once however many pseudo-players it is in, and the players'
-/// Regan fits and IPRs, which no signal reads, are left out
-/// ([`fairsight::fit::players_without_fits`]): the groupings put each side in several.
+/// The report of the pseudo-players `members` make of `games`: each member (a record's
+/// index, its side, the pseudo-player's name, the rating that side is scored against
+/// when not its own Elo tag) is a copy of that game's report with the side renamed (and
+/// its Elo tag set to the rating), as if its PGN had said so, and the players are those
+/// names alone. Each game is rebuilt once however many pseudo-players it is in
+/// ([`Rebuilt`]), and the players' Regan fits and IPRs, which no signal reads, are left
+/// out ([`fairsight::fit::players_without_fits`]): the groupings put each side in several.
 pub(super) fn pooled_report(
-    records: &[Record],
+    games: &Rebuilt,
     members: &[(usize, &str, String, Option<f64>)],
-    oof: Option<&ClassifierOof>,
 ) -> Result<Report> {
-    let mut used: Vec<usize> = members.iter().map(|m| m.0).collect();
-    used.sort_unstable();
-    used.dedup();
-    let distinct: Vec<Record> = used.iter().map(|&i| records[i].clone()).collect();
-    let mut report = rebuild_games(&distinct)?;
-    if let Some(oof) = oof {
-        with_out_of_fold(&mut report.games, &distinct, oof)?;
-    }
-    let base = std::mem::take(&mut report.games);
+    let mut report = games.report_of(std::iter::empty())?;
     let mut names = std::collections::HashSet::new();
     for (index, (i, side, name, rating)) in members.iter().enumerate() {
-        let at = used
-            .binary_search(i)
-            .expect("invariant: every member's record is used");
-        let mut g = base[at].clone();
+        let mut g = games.games[*i].clone();
         g.index = index;
         let elo_tag = format!("{side}Elo");
         for (k, v) in &mut g.tags {
@@ -327,51 +377,26 @@ pub(super) fn assess_player(
     }
 }
 
-/// The split's real players with `min_games` or more clean human games in it (none from
-/// the sources in `without`), each
-/// assessed on all those games pooled: the per-player false-positive rate with what
-/// pseudo-players lack, a player's own style and form, the same in each of their games
-/// (which makes a player's pooled z-scores spread wider than one side's times √games).
-pub(super) fn real_players(
-    corpus: &std::path::Path,
-    split: Split,
-    model: &AssessmentModel,
-    min_games: usize,
-    without: &[String],
-    withheld: bool,
-) -> Result<Vec<PseudoPlayer>> {
-    let records: Vec<Record> = load_records(corpus, &[], None, Some(split))?
-        .into_iter()
-        .filter(|r| !without.contains(&r.source))
-        .collect();
-    let (players, unrated) = real_players_read(&records, model, min_games, None, withheld)?;
-    Ok(if withheld { unrated } else { players })
-}
-
-/// The real players of the clean human games of `records` with `min_games` or more of
+/// The real players of the clean human games of `games` with `min_games` or more of
 /// them, each read by `model` on all their games pooled as the page and the CLI read a
-/// player (their z-scores narrowed by their player effects), the classifier's
-/// probabilities out of fold where `oof` has them; and with `withheld` the same players
-/// read again with their rating withheld (else empty).
+/// player (their z-scores narrowed by their player effects: the per-player false-positive
+/// rate with what pseudo-players lack, a player's own style and form, the same in each of
+/// their games, which makes a player's pooled z-scores spread wider than one side's times
+/// √games); and with `withheld` the same players read again with their rating withheld
+/// (else empty).
 pub(super) fn real_players_read(
-    records: &[Record],
+    games: &Rebuilt,
     model: &AssessmentModel,
     min_games: usize,
-    oof: Option<&ClassifierOof>,
     withheld: bool,
 ) -> Result<(Vec<PseudoPlayer>, Vec<PseudoPlayer>)> {
-    let records: Vec<Record> = records
-        .iter()
-        .filter(|r| r.label == Label::Human)
-        .cloned()
+    let human: Vec<usize> = (0..games.records.len())
+        .filter(|&i| games.records[i].label == Label::Human)
         .collect();
-    if records.is_empty() {
+    if human.is_empty() {
         return Ok((Vec::new(), Vec::new()));
     }
-    let mut report = rebuild_games(&records)?;
-    if let Some(oof) = oof {
-        with_out_of_fold(&mut report.games, &records, oof)?;
-    }
+    let mut report = games.report_of(human)?;
     let mut games = std::collections::HashMap::<String, usize>::new();
     for g in &report.games {
         for side in [Side::White, Side::Black] {

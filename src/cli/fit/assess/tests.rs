@@ -1375,6 +1375,7 @@ fn a_players_scaling_is_fitted_on_the_pseudo_players_it_reads() {
     // engine and 20 clean human games, rated), in pseudo-players of two games.
     let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/depth/d14");
     let records = load_records(&corpus, &[], None, None).unwrap();
+    let rebuilt = Rebuilt::new(records.clone(), None).unwrap();
     let mut model = AssessmentModel::builtin().unwrap().clone();
     for v in &mut model.variants {
         v.platt_player = None;
@@ -1394,15 +1395,8 @@ fn a_players_scaling_is_fitted_on_the_pseudo_players_it_reads() {
     for e in &mut model.variants[r].experts {
         e.player = Some(Box::new(e.clone()));
     }
-    let card = set_player_calibration(
-        &[(&records, &model.clone())],
-        None,
-        &mut model,
-        &[2],
-        5,
-        |_| true,
-    )
-    .unwrap();
+    let card = set_player_calibration(&[(&rebuilt, &model.clone())], &mut model, &[2], 5, |_| true)
+        .unwrap();
     assert!(
         card.contains("players, rated, no clocks: the player reading scaled as sigmoid("),
         "{card}"
@@ -1461,8 +1455,7 @@ fn a_players_scaling_is_fitted_on_the_pseudo_players_it_reads() {
         e.player = Some(Box::new(e.clone()));
     }
     let card = set_player_calibration(
-        &[(&records, &unrated.clone())],
-        None,
+        &[(&rebuilt, &unrated.clone())],
         &mut unrated,
         &[2],
         5,
@@ -1477,7 +1470,7 @@ fn a_players_scaling_is_fitted_on_the_pseudo_players_it_reads() {
     for (i, v) in unrated.variants.iter().enumerate() {
         assert_eq!(v.platt_player.is_some(), i == u, "{}", v.basis());
     }
-    let (_, withheld) = pseudo_players_read(&records, &unrated, 2, 1, None, true).unwrap();
+    let (_, withheld) = pseudo_players_read(&rebuilt, &unrated, 2, 1, false, true).unwrap();
     adds_up(&withheld, "unrated, no clocks");
     // One size fitted: no games term.
     assert!(
@@ -1495,8 +1488,7 @@ fn a_players_scaling_is_fitted_on_the_pseudo_players_it_reads() {
     let mut games = model.clone();
     games.variants[r].platt_player = None;
     let card = set_player_calibration(
-        &[(&records, &games.clone())],
-        None,
+        &[(&rebuilt, &games.clone())],
         &mut games,
         &[2, 4],
         5,
@@ -1958,7 +1950,7 @@ fn a_pooled_report_reads_as_the_renamed_games_rebuilt_would() {
         (engine, "Black", b.clone(), Some(1234.0)),
         (human[1], "Black", b.clone(), None),
     ];
-    let pooled = pooled_report(&records, &members, None).unwrap();
+    let pooled = pooled_report(&Rebuilt::new(records.clone(), None).unwrap(), &members).unwrap();
     // What the members' games say when their PGN is renamed and rebuilt whole.
     let renamed: Vec<Record> = members
         .iter()
@@ -2154,4 +2146,44 @@ fn an_expert_held_to_logistic_regression_stays_one_where_the_forest_wins() {
         held.cv_auc,
         free.cv_auc
     );
+}
+
+#[test]
+fn clean_pseudo_players_of_all_the_games_are_those_of_the_clean_games_alone() {
+    // `set_player_thresholds` pools each reader's clean games from the reader's games
+    // rebuilt once (`clean_only`) where it once rebuilt the clean records on their own:
+    // the same pseudo-players, members and probabilities.
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/depth/d14");
+    let records = load_records(&corpus, &[], None, None).unwrap();
+    let clean: Vec<Record> = records
+        .iter()
+        .filter(|r| r.label == Label::Human)
+        .cloned()
+        .collect();
+    assert!(clean.len() >= 10 && clean.len() < records.len());
+    let model = AssessmentModel::builtin().unwrap();
+    let all = Rebuilt::new(records, None).unwrap();
+    let alone = Rebuilt::new(clean, None).unwrap();
+    let read = |games: &Rebuilt, clean_only: bool| {
+        let (players, withheld) =
+            pseudo_players_read(games, model, 2, 2, clean_only, true).unwrap();
+        players
+            .iter()
+            .chain(&withheld)
+            .map(|p| {
+                (
+                    p.kind,
+                    p.members.clone(),
+                    p.probability.to_bits(),
+                    p.basis.clone(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let from_all = read(&all, true);
+    assert!(from_all.len() >= 10, "{} pseudo-players", from_all.len());
+    assert!(from_all.iter().all(|p| p.0 == Kind::Human));
+    assert_eq!(from_all, read(&alone, false));
+    // Without `clean_only` the engine games make pseudo-players of their own.
+    assert!(read(&all, false).iter().any(|p| p.0 != Kind::Human));
 }

@@ -411,39 +411,36 @@ pub(super) fn thresholds(a: ThresholdsArgs) -> Result<()> {
     // saw (or, with `--cross`, a fold model never saw), each reader's own.
     let mut by_reader: Vec<Vec<Record>> = vec![Vec::new(); readers.len()];
     if a.players {
+        // The manifest's games a few hundred at a time, keeping only those a reader
+        // reads: the test split's and unlisted games never held.
         let manifest = Manifest::load(&a.corpus)?;
-        for r in load_records(&a.corpus, &[], None, None)? {
-            if let Some(k) = manifest
-                .games
-                .get(&r.id)
-                .and_then(|g| reader_of(g.split, &r.id))
-            {
-                by_reader[k].push(r);
+        for_manifest_records(&a.corpus, &manifest, 250, |records| {
+            for r in records {
+                if let Some(k) = reader_of(manifest.games[&r.id].split, &r.id) {
+                    by_reader[k].push(r);
+                }
             }
-        }
+            Ok(())
+        })?;
     }
+    // Each reader's games rebuilt once, for every pooling below.
+    let by_reader: Vec<Rebuilt> = by_reader
+        .into_iter()
+        .map(|records| Rebuilt::new(records, oof.as_ref()))
+        .collect::<Result<_>>()?;
     let mut player_scale_words = String::new();
     let games_scale = a.player_games_scale.is_some();
     let every = a.player_games_scale == Some(GamesScale::All);
     if a.unrated_player_scale || games_scale {
-        let groups: Vec<(&[Record], &AssessmentModel)> = by_reader
-            .iter()
-            .zip(&readers)
-            .map(|(records, m)| (records.as_slice(), m))
-            .collect();
+        let groups: Vec<(&Rebuilt, &AssessmentModel)> = by_reader.iter().zip(&readers).collect();
         let sizes: Vec<usize> = if games_scale {
             FEW_GAMES.iter().chain(&PLAYER_GAMES).copied().collect()
         } else {
             vec![PLAYER_GAMES[0]]
         };
-        let card = set_player_calibration(
-            &groups,
-            oof.as_ref(),
-            &mut model,
-            &sizes,
-            MIN_PLAYER_SCALE,
-            |v| every || !v.rated,
-        )?;
+        let card = set_player_calibration(&groups, &mut model, &sizes, MIN_PLAYER_SCALE, |v| {
+            every || !v.rated
+        })?;
         eprint!("{card}");
         let mut scaled = Vec::new();
         for v in model.variants.iter().filter(|v| every || !v.rated) {
@@ -481,14 +478,9 @@ pub(super) fn thresholds(a: ThresholdsArgs) -> Result<()> {
         }
     }
     if a.players {
-        let groups: Vec<(&[Record], &AssessmentModel)> = by_reader
-            .iter()
-            .zip(&readers)
-            .map(|(records, m)| (records.as_slice(), m))
-            .collect();
+        let groups: Vec<(&Rebuilt, &AssessmentModel)> = by_reader.iter().zip(&readers).collect();
         let card = set_player_thresholds(
             &groups,
-            oof.as_ref(),
             if a.cross.is_empty() {
                 "the validation split and the train games the fit never saw"
             } else {
@@ -1069,8 +1061,7 @@ pub(super) fn solve4(mut h: [[f64; 4]; 4], mut g: [f64; 4]) -> Option<[f64; 4]> 
 /// experts keep the side's scaling; only the kinds `pick` keeps are fitted. Returns the
 /// model card's lines.
 pub(super) fn set_player_calibration(
-    groups: &[(&[Record], &AssessmentModel)],
-    oof: Option<&ClassifierOof>,
+    groups: &[(&Rebuilt, &AssessmentModel)],
     model: &mut AssessmentModel,
     sizes: &[usize],
     min: usize,
@@ -1099,7 +1090,7 @@ pub(super) fn set_player_calibration(
             v.platt_player_games = None;
         }
         for &size in sizes {
-            let (read, withheld) = pseudo_players_read(records, &raw, size, 1, oof, unrated)?;
+            let (read, withheld) = pseudo_players_read(records, &raw, size, 1, false, unrated)?;
             players.extend(read);
             // The rated pseudo-players read without their rating, for the unrated kinds
             // (as `assess thresholds --unrated-withheld` reads them).
@@ -1210,8 +1201,7 @@ pub(super) fn set_player_calibration(
 /// Returns the model card's lines.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn set_player_thresholds(
-    groups: &[(&[Record], &AssessmentModel)],
-    oof: Option<&ClassifierOof>,
+    groups: &[(&Rebuilt, &AssessmentModel)],
     what: &str,
     band_apart: bool,
     withheld: bool,
@@ -1232,8 +1222,7 @@ pub(super) fn set_player_thresholds(
     let mut reals: Vec<PseudoPlayer> = Vec::new();
     for (records, reader) in groups {
         if real {
-            let (read, unrated) =
-                real_players_read(records, reader, PLAYER_GAMES[0], oof, withheld)?;
+            let (read, unrated) = real_players_read(records, reader, PLAYER_GAMES[0], withheld)?;
             reals.extend(read);
             reals.extend(
                 unrated
@@ -1241,14 +1230,9 @@ pub(super) fn set_player_thresholds(
                     .filter(|p| p.elo.is_some() && !p.basis.starts_with("rated")),
             );
         }
-        let clean: Vec<Record> = records
-            .iter()
-            .filter(|r| r.label == Label::Human)
-            .cloned()
-            .collect();
         for (n, players) in &mut by_size {
             let (read, unrated) =
-                pseudo_players_read(&clean, reader, *n, GROUPINGS, oof, withheld)?;
+                pseudo_players_read(records, reader, *n, GROUPINGS, true, withheld)?;
             players.extend(read);
             players.extend(
                 unrated
