@@ -31,10 +31,18 @@
 #                        shipped recipe has none
 #   FIT_ARGS             more arguments for every `assess fit` (e.g. --logistic weaker); the
 #                        shipped recipe has none
+#   CLASSIFIER_FROM      a WORK folder of an earlier run whose classifier-oof.json and
+#                        move-classifier.json to take instead of training them again (they
+#                        depend only on CLASSIFIER_MANIFEST; saves 8-15 minutes)
+#   THRESHOLDS_ONLY      1: WORK already holds an earlier run's fit and fold models and the
+#                        classifier's file; only the thresholds step runs again (a change to
+#                        that step alone: scripts/thresholds-bench.sh)
 #   BIN                  the fairsight binary to run (default: target/release/fairsight, built
 #                        first); a copy lets you rebuild while a refit runs
-# About 40 minutes on two free cores. Exit status 0 when both outputs equal the shipped
-# files; 1 when either differs (the differing file is kept in WORK).
+# About 45-60 minutes on two cores (the thresholds step about 7 of them since session 72,
+# 20 before). Exit status 0 when both outputs equal the shipped files; 1 when either
+# differs (the differing file is kept in WORK). Bash reads a script as it runs it: do not
+# edit this file while a refit runs (edit a copy).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -61,12 +69,19 @@ corpus_with() { # DIR MANIFEST_FILE
   cp "$2" "$1/manifest.json"
 }
 
-say "the classifier's out-of-fold probabilities (manifest of $CLASSIFIER_MANIFEST)"
-git show "$CLASSIFIER_MANIFEST:corpus/manifest.json" > "$WORK/classifier-manifest.json"
-corpus_with "$WORK/classifier/corpus" "$WORK/classifier-manifest.json"
-"$BIN" train fit --corpus "$WORK/classifier/corpus" --full-strength-only --max-depth 10 --min-leaf 10 \
-  --source "the train split of the committed corpus (corpus/README.md)" \
-  --oof "$WORK/classifier-oof.json" --out "$WORK/move-classifier.json" > "$WORK/classifier.log" 2>&1
+if [ "${THRESHOLDS_ONLY:-}" = 1 ]; then
+  say "thresholds only: the fit and fold models already in $WORK"
+elif [ -n "${CLASSIFIER_FROM:-}" ]; then
+  say "the classifier's out-of-fold probabilities: taken from $CLASSIFIER_FROM"
+  cp "$CLASSIFIER_FROM/classifier-oof.json" "$CLASSIFIER_FROM/move-classifier.json" "$WORK/"
+else
+  say "the classifier's out-of-fold probabilities (manifest of $CLASSIFIER_MANIFEST)"
+  git show "$CLASSIFIER_MANIFEST:corpus/manifest.json" > "$WORK/classifier-manifest.json"
+  corpus_with "$WORK/classifier/corpus" "$WORK/classifier-manifest.json"
+  "$BIN" train fit --corpus "$WORK/classifier/corpus" --full-strength-only --max-depth 10 --min-leaf 10 \
+    --source "the train split of the committed corpus (corpus/README.md)" \
+    --oof "$WORK/classifier-oof.json" --out "$WORK/move-classifier.json" > "$WORK/classifier.log" 2>&1
+fi
 
 say "the assessment (manifest of ${ASSESS_MANIFEST_FILE:-$ASSESS_MANIFEST}, in $CORPUS_DIR)"
 if [ -n "${ASSESS_MANIFEST_FILE:-}" ]; then
@@ -81,16 +96,18 @@ fit() { # CORPUS OUT
   "$BIN" assess fit --corpus "$1" --classifier-oof "$WORK/classifier-oof.json" \
     --balance-experts --leave-out "$LO" $FIT_ARGS --out "$2" > "$2.log" 2>&1
 }
-fit "$CORPUS_DIR" "$WORK/fit-W.json"
-"$BIN" assess folds --corpus "$CORPUS_DIR" --k 10 $FOLDS_ARGS --out "$WORK/folds" > /dev/null
+if [ "${THRESHOLDS_ONLY:-}" != 1 ]; then
+  fit "$CORPUS_DIR" "$WORK/fit-W.json"
+  "$BIN" assess folds --corpus "$CORPUS_DIR" --k 10 $FOLDS_ARGS --out "$WORK/folds" > /dev/null
 
-say "ten fold models, $JOBS at a time"
-for n in $(seq 1 10); do
-  corpus_with "$WORK/fold-$n/corpus" "$WORK/folds/fold-$n.json"
-  fit "$WORK/fold-$n/corpus" "$WORK/fit-g$n.json" &
-  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
-done
-wait
+  say "ten fold models, $JOBS at a time"
+  for n in $(seq 1 10); do
+    corpus_with "$WORK/fold-$n/corpus" "$WORK/folds/fold-$n.json"
+    fit "$WORK/fold-$n/corpus" "$WORK/fit-g$n.json" &
+    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+  done
+  wait
+fi
 
 say "thresholds and scaling"
 "$BIN" assess thresholds --corpus "$CORPUS_DIR" --model "$WORK/fit-W.json" \

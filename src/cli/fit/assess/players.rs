@@ -26,10 +26,12 @@ pub(super) struct PseudoPlayer {
 /// Records with their games rebuilt once, the classifier's out-of-fold probabilities in
 /// place where given: pseudo-players and real players are pooled from them again and
 /// again (each size of player, each reader), and a game's report does not depend on the
-/// games rebuilt with it ([`fairsight::analysis::Analysis::games_report`]), so each game
-/// is rebuilt once instead of once a pooling (the thresholds' players took about 20
-/// minutes of a refit so).
+/// games rebuilt with it ([`fairsight::Analysis::games_report`]), so each game
+/// is rebuilt once instead of once a pooling (the thresholds step of a refit took 20
+/// minutes so, 7 now: README, "Reading the corpus for `assess`: memory").
 pub(super) struct Rebuilt {
+    /// The records, without their searches (`positions`, in the games now): their ids,
+    /// labels and PGN tags are what a pooling reads.
     pub(super) records: Vec<Record>,
     /// The report of no game: its settings, engine and models.
     base: Option<Report>,
@@ -38,7 +40,7 @@ pub(super) struct Rebuilt {
 }
 
 impl Rebuilt {
-    pub(super) fn new(records: Vec<Record>, oof: Option<&ClassifierOof>) -> Result<Rebuilt> {
+    pub(super) fn new(mut records: Vec<Record>, oof: Option<&ClassifierOof>) -> Result<Rebuilt> {
         if records.is_empty() {
             return Ok(Rebuilt {
                 records,
@@ -51,6 +53,9 @@ impl Rebuilt {
             with_out_of_fold(&mut base.games, &records, oof)?;
         }
         let games = std::mem::take(&mut base.games);
+        for r in &mut records {
+            r.positions = Vec::new();
+        }
         Ok(Rebuilt {
             records,
             base: Some(base),
