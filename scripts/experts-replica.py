@@ -16,6 +16,7 @@ nothing).
     fairsight assess rows --out rows.csv
     pip install scikit-learn pandas
     python3 scripts/experts-replica.py rows.csv
+    python3 scripts/experts-replica.py rows.csv --other-makes   # session 73's study
 
 Studies of session 42 (`models/README.md`): `zGameLoss`, the whole game's win-% loss
 (decided positions included, from `lateLoss` and `lateGain`) against a line of the
@@ -86,23 +87,26 @@ def model():
                          LogisticRegression(max_iter=3000))
 
 
+def expert(d, positive, feats):
+    """One expert's z for every side, `positive` (a mask) against the train split's clean
+    humans: out of fold on its train sides, on the clean humans' upper-tail scale."""
+    tr = (d.split == "train") & ((d.kind == "human") | positive)
+    x, y = d.loc[tr, feats].astype(float), positive[tr].astype(int)
+    oof = np.zeros(len(x))
+    for a, b in GroupKFold(5).split(x, y, d.loc[tr, "game"]):
+        oof[b] = logit(model().fit(x.iloc[a], y.iloc[a]).predict_proba(x.iloc[b])[:, 1])
+    human = oof[(y == 0).values]
+    centre = np.median(human)
+    scale = (np.percentile(human, 95) - centre) / 1.645
+    score = pd.Series((logit(model().fit(x, y).predict_proba(d[feats].astype(float))[:, 1])
+                       - centre) / scale, index=d.index)
+    score[tr[tr].index] = (oof - centre) / scale
+    return score
+
+
 def experts(d, features):
     """Each expert's z for every side: out of fold on its train sides."""
-    z = {}
-    for k, feats in features.items():
-        tr = (d.split == "train") & ((d.kind == "human") | (d.kind == KINDS[k]))
-        x, y = d.loc[tr, feats].astype(float), (d.loc[tr, "kind"] == KINDS[k]).astype(int)
-        oof = np.zeros(len(x))
-        for a, b in GroupKFold(5).split(x, y, d.loc[tr, "game"]):
-            oof[b] = logit(model().fit(x.iloc[a], y.iloc[a]).predict_proba(x.iloc[b])[:, 1])
-        human = oof[(y == 0).values]
-        centre = np.median(human)
-        scale = (np.percentile(human, 95) - centre) / 1.645
-        score = pd.Series((logit(model().fit(x, y).predict_proba(d[feats].astype(float))[:, 1])
-                           - centre) / scale, index=d.index)
-        score[tr[tr].index] = (oof - centre) / scale
-        z[k] = score
-    return pd.DataFrame(z)
+    return pd.DataFrame({k: expert(d, d.kind == KINDS[k], feats) for k, feats in features.items()})
 
 
 def within(d, pos, score, split):
@@ -138,7 +142,65 @@ def report(d, score, label):
         print(f"{label:40s} {split:10s} " + "  ".join(cells))
 
 
+# The shipped model's rated experts' signals since session 58 (models/assessment.json).
+RATED = {
+    "top": ["classifier", "acpl", "matchRate", "competence", "stretch", "zMm", "zAsd",
+            "zLateLoss", "zLateMatch", "zTopLines", "zPositionLoss", "lateOdds"],
+    "weak": ["classifier", "stretch", "zMm", "zAsd", "zLateLoss", "zLateMatch", "zTopLines",
+             "lateGain", "zSeenLines", "zPositionLoss", "lateOdds"],
+    "switched": ["classifier", "acpl", "matchRate", "competence", "stretch", "zMm", "zAsd",
+                 "zLateLoss", "zLateMatch", "zTopLines", "zPositionLoss", "lateOdds",
+                 "switchOdds"],
+}
+
+
+def other_makes(d):
+    """Session 73: an expert of its own for the engines of other makes' train games
+    (`othermakes-train`, `othermakes-train-long`) beside the three, which are fitted
+    without them as shipped; read on the held-out makes (`othermakes-test`) and on the
+    clean sides' largest z, `look closer` replayed at the 99th percentile of the clean
+    validation sides' largest z."""
+    src = d.game.str.split("/").str[0]
+    om = src.str.startswith("othermakes")
+    om_train = src.isin(["othermakes-train", "othermakes-train-long"])
+    z = pd.DataFrame({
+        "top": expert(d, d.kind == "top-engine", RATED["top"]),
+        "weak": expert(d, (d.kind == "weak-engine") & ~om, RATED["weak"]),
+        "switched": expert(d, d.kind == "switched", RATED["switched"]),
+    })
+    variants = {
+        "three experts (as shipped)": z.max(axis=1),
+        "+ other makes' expert, weaker expert's signals":
+            pd.concat([z, expert(d, om_train, RATED["weak"])], axis=1).max(axis=1),
+        "+ other makes' expert, top expert's signals":
+            pd.concat([z, expert(d, om_train, RATED["top"])], axis=1).max(axis=1),
+        "weaker expert on self-play and other makes":
+            pd.concat([z[["top", "switched"]],
+                       expert(d, d.kind == "weak-engine", RATED["weak"])], axis=1).max(axis=1),
+    }
+    t = d.split == "test"
+    clean = t & (d.kind == "human")
+    slices = {"top": t & (d.kind == "top-engine"),
+              "weaker (self-play)": t & (d.kind == "weak-engine") & ~om,
+              "switched": t & (d.kind == "switched"),
+              "held-out makes": t & (src == "othermakes-test")}
+    for name, s in variants.items():
+        bar = np.percentile(s[(d.split == "validation") & (d.kind == "human")], 99)
+        aucs = "  ".join(f"{k} {roc_auc_score(p[clean | p].astype(int), s[clean | p]):.3f}"
+                         for k, p in slices.items())
+        over = "  ".join(f"{k} {int((s[p] > bar).sum())}/{int(p.sum())}"
+                         for k, p in {"clean": clean, **slices}.items())
+        q = np.percentile(s[clean], [50, 95, 99])
+        print(f"{name}\n  test AUC: {aucs}\n  clean largest z 50/95/99th: "
+              f"{q[0]:.2f} / {q[1]:.2f} / {q[2]:.2f}; over the bar {bar:.2f}: {over}")
+
+
 def main():
+    if "--other-makes" in sys.argv:
+        rows = [a for a in sys.argv[1:] if a != "--other-makes"]
+        d = pd.read_csv(rows[0] if rows else "rows.csv")
+        other_makes(d[d.rating.notna()].reset_index(drop=True))
+        return
     d = load(sys.argv[1] if len(sys.argv) > 1 else "rows.csv")
     for name, features in [
         ("shipped signals", SHIPPED),
