@@ -9,7 +9,9 @@ its real moves up to a switch ply drawn between full moves 10 and 25 (`--from-mo
 is Stockfish's at full strength (`--movetime` ms a move, one thread), or, with
 `--assisted-above LO,HI`, Stockfish limited to the side's own rating plus a gap drawn
 between LO and HI points (`UCI_Elo`, clamped to 1350-2850): an online player who turns a
-weaker engine on after the opening. The opponent continues as Stockfish limited to its
+weaker engine on after the opening; with `--assisted-engine PATH`, another UCI engine at
+full strength (an engine of another make than the judge's Stockfish, e.g. Debian's
+`/usr/games/ethereal-chess`). The opponent continues as Stockfish limited to its
 own rating (`UCI_Elo`, clamped to the engine's 1350-2850), so the game goes on as a game
 between a human-rated opponent and an assisted player would. Play stops
 at the end of the game or at `--max-plies` plies.
@@ -67,6 +69,7 @@ def main():
     ap.add_argument("--from-move", type=int, default=10, help="earliest full move of the switch")
     ap.add_argument("--to-move", type=int, default=25, help="latest full move of the switch")
     ap.add_argument("--assisted-above", help="LO,HI: the assisted engine limited to the side's rating + a gap drawn in [LO, HI]")
+    ap.add_argument("--assisted-engine", help="another UCI engine for the assisted side, at full strength (the opponent stays --engine)")
     a = ap.parse_args()
     if not 1 <= a.from_move <= a.to_move:
         ap.error("--from-move must be at least 1 and at most --to-move")
@@ -78,6 +81,8 @@ def main():
             above = ()
         if len(above) != 2 or above[0] > above[1]:
             ap.error("--assisted-above takes LO,HI with LO <= HI, e.g. 300,900")
+    if a.assisted_engine and a.assisted_above:
+        ap.error("--assisted-engine plays at full strength: it does not take --assisted-above")
     if (a.manifest is None) != (a.split is None):
         ap.error("--manifest and --split go together")
     players = {}
@@ -120,9 +125,14 @@ def main():
     print(f"{a.file}: {len(eligible)} eligible games, taking {len(picked)}", file=sys.stderr)
 
     rng = random.Random(a.seed)
-    engines = [chess.engine.SimpleEngine.popen_uci(a.engine) for _ in range(2)]
+    engines = [chess.engine.SimpleEngine.popen_uci(p) for p in (a.assisted_engine or a.engine, a.engine)]
     assisted, opponent = engines
-    assisted.configure({"Threads": 1, "Hash": 16, "UCI_LimitStrength": above is not None})
+    if a.assisted_engine:
+        assisted.configure({o: v for o, v in (("Threads", 1), ("Hash", 16)) if o in assisted.options})
+        assisted_name = assisted.id.get("name", a.assisted_engine)
+    else:
+        assisted.configure({"Threads": 1, "Hash": 16, "UCI_LimitStrength": above is not None})
+        assisted_name = "Stockfish 15.1"
     opponent.configure({"Threads": 1, "Hash": 16, "UCI_LimitStrength": True})
     with open(a.out, "a", encoding="utf-8") as out:
         for k, i in enumerate(picked):
@@ -167,7 +177,7 @@ def main():
             game.headers["Switched"] = "white" if side == chess.WHITE else "black"
             game.headers["SwitchPly"] = str(switch + 1)
             strength = f", UCI_Elo {assisted_elo}" if assisted_elo is not None else ""
-            game.headers["SwitchEngine"] = f"Stockfish 15.1{strength}, {a.movetime} ms a move"
+            game.headers["SwitchEngine"] = f"{assisted_name}{strength}, {a.movetime} ms a move"
             if assisted_elo is not None:
                 game.headers["SwitchElo"] = str(assisted_elo)
             game.headers["SourceGame"] = str(number)
