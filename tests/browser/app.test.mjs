@@ -1991,6 +1991,32 @@ test('what it means: a popover per metric with the clean human range, expert sta
     assert.equal(await button.getAttribute('aria-expanded'), 'true');
     await page.keyboard.press('Escape');
 
+    // The level's: a flag is no proof, and no flag no clearance (a switch part-way, to an
+    // engine of another make most of all, often stays under the bars in one game).
+    const level = page.locator('#summary th button.info[data-explain="level"]');
+    if (touch) await level.tap();
+    else await level.click();
+    const levelPop = page.locator(`#${await level.getAttribute('aria-controls')}`);
+    assert.ok(await levelPop.isVisible());
+    const levelWords = await levelPop.textContent();
+    assert.match(levelWords, /never that someone cheated\. Nor is no flag a clearance: .*engine other than Stockfish.*several games of a player say more\./, levelWords);
+    const levelBox = await levelPop.boundingBox();
+    assert.ok(levelBox.x >= 0 && levelBox.x + levelBox.width <= viewport.width, `${name}: the level's popover fits (${levelBox.x}+${levelBox.width})`);
+    assert.ok(levelBox.y >= 0 && levelBox.y + levelBox.height <= viewport.height, `${name}: the level's popover fits the screen's height (${levelBox.y}+${levelBox.height})`);
+    if (touch) assert.deepEqual(await horizontalOverflow(page), [], `${name}: nothing overflows with the level's popover open`);
+    // A long text scrolls inside the popover, down to its last words.
+    const scrolled = await levelPop.evaluate((el) => {
+      el.scrollTop = el.scrollHeight;
+      return { fits: el.scrollHeight <= el.clientHeight + 1, overflow: getComputedStyle(el).overflowY, end: el.scrollTop + el.clientHeight >= el.scrollHeight - 1 };
+    });
+    assert.ok(scrolled.fits || (['auto', 'scroll'].includes(scrolled.overflow) && scrolled.end), `${name}: the level's last words can be reached (${JSON.stringify(scrolled)})`);
+    await levelPop.screenshot({ path: path.join(root, 'target', 'screenshots', `explain-level-${name}-light.png`) });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await levelPop.screenshot({ path: path.join(root, 'target', 'screenshots', `explain-level-${name}-dark.png`) });
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.keyboard.press('Escape');
+    assert.equal(await level.getAttribute('aria-expanded'), 'false');
+
     // Expert statistics: collapsed under the plain ones, one section per player.
     const experts = page.locator('.player-card details.expert');
     assert.equal(await experts.count(), report.players.length);

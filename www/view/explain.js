@@ -20,7 +20,7 @@ import { humanRange } from '../pkg/fairsight.js';
 export const METRICS = {
   level: {
     name: 'Level',
-    text: "The assessment's answer as a traffic light: no concern, unclear or look closer. It turns every signal of the moves into one probability of engine assistance and compares it with thresholds set on clean human games: \"unclear\" is reached by about one clean human game side in ten, \"look closer\" by about one in two hundred. Clean players of lower ratings reach both levels more often, so a game side rated under 2,200 is held to higher bars of its rating band (under 1,600, 1,600-1,899, 1,900-2,199), each reached by about one clean game side of the band in ten and one in two hundred. A player's games are read together, on a scale of their own, and their bar is higher: it is set above every clean player of their rating band the model never saw, aiming at fewer than one clean player in a thousand with five or more games. Online ratings (lichess, chess.com) run on their own scale: online players play below over-the-board players of the same rating, and the bars are set on both together, so an online player's game reaches them less often. It is a screen, not a proof: a flag means look at the games, never that someone cheated.",
+    text: "The assessment's answer as a traffic light: no concern, unclear or look closer. It turns every signal of the moves into one probability of engine assistance and compares it with thresholds set on clean human games: \"unclear\" is reached by about one clean human game side in ten, \"look closer\" by about one in two hundred. Clean players of lower ratings reach both levels more often, so a game side rated under 2,200 is held to higher bars of its rating band (under 1,600, 1,600-1,899, 1,900-2,199), each reached by about one clean game side of the band in ten and one in two hundred. A player's games are read together, on a scale of their own, and their bar is higher: it is set above every clean player of their rating band the model never saw, aiming at fewer than one clean player in a thousand with five or more games. Online ratings (lichess, chess.com) run on their own scale: online players play below over-the-board players of the same rating, and the bars are set on both together, so an online player's game reaches them less often. It is a screen, not a proof: a flag means look at the games, never that someone cheated. Nor is no flag a clearance: most players who turn an engine on part-way through one game stay under the bars in that game, more so with an engine other than Stockfish; several games of a player say more.",
   },
   probability: {
     name: 'Engine assistance',
@@ -201,23 +201,40 @@ function close() {
   window.removeEventListener('resize', place);
 }
 
-/** Puts the open popover under its button (above when there is no room), on screen. */
-function place() {
+/** Puts the open popover under its button (above when there is no room), on screen; a text taller than the room scrolls inside it. */
+function place(e) {
   if (!openNow) return;
   const { button, pop } = openNow;
+  // Scrolling the popover's own text moves nothing.
+  if (e?.type === 'scroll' && pop.contains(e.target)) return;
   if (!button.isConnected) {
     close();
     return;
   }
   const b = button.getBoundingClientRect();
+  const scrolled = pop.scrollTop;
+  pop.style.maxHeight = '';
   const w = pop.offsetWidth;
   const ht = pop.offsetHeight;
   const vw = document.documentElement.clientWidth;
   const left = Math.max(8, Math.min(b.left, vw - w - 8));
+  // Below the button, else above it; a text taller than either room gets the larger one
+  // and scrolls inside (the popover is fixed: what leaves the screen could not be read).
   const below = b.bottom + 6;
-  const top = below + ht > innerHeight - 8 && b.top - ht - 6 > 8 ? b.top - ht - 6 : below;
+  const roomBelow = innerHeight - 8 - below;
+  const roomAbove = b.top - 6 - 8;
+  let top = below;
+  if (ht > roomBelow && ht <= roomAbove) top = b.top - ht - 6;
+  else if (ht > roomBelow && roomAbove > roomBelow) {
+    pop.style.maxHeight = `${Math.round(roomAbove)}px`;
+    top = 8;
+  } else if (ht > roomBelow) pop.style.maxHeight = `${Math.round(Math.max(roomBelow, 80))}px`;
+  // A text that scrolls is a stop of the keyboard's, so it can be scrolled without a mouse.
+  if (pop.style.maxHeight) pop.tabIndex = 0;
+  else pop.removeAttribute('tabindex');
   pop.style.left = `${Math.round(left)}px`;
   pop.style.top = `${Math.round(top)}px`;
+  pop.scrollTop = scrolled;
 }
 
 function open(button, key, opts) {
