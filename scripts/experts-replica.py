@@ -17,6 +17,7 @@ nothing).
     pip install scikit-learn pandas
     python3 scripts/experts-replica.py rows.csv
     python3 scripts/experts-replica.py rows.csv --other-makes   # session 73's study
+    python3 scripts/experts-replica.py rows.csv --switched-makes   # session 75's study
 
 Studies of session 42 (`models/README.md`): `zGameLoss`, the whole game's win-% loss
 (decided positions included, from `lateLoss` and `lateGain`) against a line of the
@@ -195,7 +196,65 @@ def other_makes(d):
               f"{q[0]:.2f} / {q[1]:.2f} / {q[2]:.2f}; over the bar {bar:.2f}: {over}")
 
 
+def replayed(d, variants, slices):
+    """Each variant's test AUC on each slice against the clean test sides, and `look
+    closer` replayed at the 99th percentile of the clean validation sides' largest z."""
+    t = d.split == "test"
+    clean = t & (d.kind == "human")
+    for name, s in variants.items():
+        bar = np.percentile(s[(d.split == "validation") & (d.kind == "human")], 99)
+        aucs = "  ".join(f"{k} {roc_auc_score(p[clean | p].astype(int), s[clean | p]):.3f}"
+                         for k, p in slices.items())
+        over = "  ".join(f"{k} {int((s[p] > bar).sum())}/{int(p.sum())}"
+                         for k, p in {"clean": clean, **slices}.items())
+        q = np.percentile(s[clean], [50, 95, 99])
+        print(f"{name}\n  test AUC: {aucs}\n  clean largest z 50/95/99th: "
+              f"{q[0]:.2f} / {q[1]:.2f} / {q[2]:.2f}; over the bar {bar:.2f}: {over}")
+
+
+# Switched games whose assisted side is an engine of another make than the judge's, in
+# the train split (session 75; the train group's makes), and the held-out one (Ethereal).
+SWITCHED_MAKES_TRAIN = ["switched-twic-toga", "switched-twic-gnuchess"]
+SWITCHED_MAKES_TEST = "switched-twic-ethereal"
+
+
+def switched_makes(d):
+    """Session 75: the switched expert fitted with and without the train split's switches
+    to engines of other makes (the other experts as shipped: the weaker one without the
+    whole games of other makes); read on the held-out switches to Ethereal, on the test
+    split's switches to Stockfish and on the clean sides' largest z."""
+    src = d.game.str.split("/").str[0]
+    om = src.str.startswith("othermakes")
+    new = src.isin(SWITCHED_MAKES_TRAIN)
+    top = expert(d, d.kind == "top-engine", RATED["top"])
+    weak = expert(d, (d.kind == "weak-engine") & ~om, RATED["weak"])
+    switched = d.kind == "switched"
+    without = expert(d, switched & ~new, RATED["switched"])
+    with_new = expert(d, switched, RATED["switched"])
+    t = d.split == "test"
+    print(f"train switched sides: {int((switched & ~new & (d.split == 'train')).sum())} without, "
+          f"{int((switched & (d.split == 'train')).sum())} with the other makes")
+    replayed(d, {
+        "three experts, the switched one without the other makes' switches (as shipped)":
+            pd.concat([top, weak, without], axis=1).max(axis=1),
+        "three experts, the switched one with them":
+            pd.concat([top, weak, with_new], axis=1).max(axis=1),
+        "the switched expert alone, without": without,
+        "the switched expert alone, with": with_new,
+    }, {
+        "switched to Ethereal": t & (src == SWITCHED_MAKES_TEST),
+        "switched to Stockfish": t & switched & (src != SWITCHED_MAKES_TEST),
+        "top": t & (d.kind == "top-engine"),
+        "weaker (self-play)": t & (d.kind == "weak-engine") & ~om,
+    })
+
+
 def main():
+    if "--switched-makes" in sys.argv:
+        rows = [a for a in sys.argv[1:] if a != "--switched-makes"]
+        d = pd.read_csv(rows[0] if rows else "rows.csv")
+        switched_makes(d[d.rating.notna()].reset_index(drop=True))
+        return
     if "--other-makes" in sys.argv:
         rows = [a for a in sys.argv[1:] if a != "--other-makes"]
         d = pd.read_csv(rows[0] if rows else "rows.csv")

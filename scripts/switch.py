@@ -10,8 +10,9 @@ is Stockfish's at full strength (`--movetime` ms a move, one thread), or, with
 `--assisted-above LO,HI`, Stockfish limited to the side's own rating plus a gap drawn
 between LO and HI points (`UCI_Elo`, clamped to 1350-2850): an online player who turns a
 weaker engine on after the opening; with `--assisted-engine PATH`, another UCI engine at
-full strength (an engine of another make than the judge's Stockfish, e.g. Debian's
-`/usr/games/ethereal-chess`). The opponent continues as Stockfish limited to its
+full strength, its own book off (an engine of another make than the judge's Stockfish,
+e.g. Debian's `/usr/games/ethereal-chess`, or a command line such as `"/usr/games/gnuchess
+--uci"`). The opponent continues as Stockfish limited to its
 own rating (`UCI_Elo`, clamped to the engine's 1350-2850), so the game goes on as a game
 between a human-rated opponent and an assisted player would. Play stops
 at the end of the game or at `--max-plies` plies.
@@ -40,6 +41,7 @@ import argparse
 import json
 import random
 import re
+import shlex
 import sys
 
 import chess
@@ -58,6 +60,7 @@ def main():
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--offset", type=int, default=0)
     ap.add_argument("--min-plies", type=int, default=40)
+    ap.add_argument("--max-elo", type=int, help="only games whose two players are rated at most this")
     ap.add_argument("--max-plies", type=int, default=100)
     ap.add_argument("--movetime", type=int, default=100, help="ms a move")
     ap.add_argument("--seed", type=int, default=20261123)
@@ -116,6 +119,8 @@ def main():
                 elos = int(h.get("WhiteElo", "")), int(h.get("BlackElo", ""))
             except ValueError:
                 continue
+            if a.max_elo is not None and max(elos) > a.max_elo:
+                continue
             nodes = list(g.mainline())
             if len(nodes) < a.min_plies:
                 continue
@@ -125,14 +130,20 @@ def main():
     print(f"{a.file}: {len(eligible)} eligible games, taking {len(picked)}", file=sys.stderr)
 
     rng = random.Random(a.seed)
-    engines = [chess.engine.SimpleEngine.popen_uci(p) for p in (a.assisted_engine or a.engine, a.engine)]
-    assisted, opponent = engines
-    if a.assisted_engine:
-        assisted.configure({o: v for o, v in (("Threads", 1), ("Hash", 16)) if o in assisted.options})
-        assisted_name = assisted.id.get("name", a.assisted_engine)
-    else:
-        assisted.configure({"Threads": 1, "Hash": 16, "UCI_LimitStrength": above is not None})
-        assisted_name = "Stockfish 15.1"
+
+    def open_assisted():
+        e = chess.engine.SimpleEngine.popen_uci(shlex.split(a.assisted_engine or a.engine))
+        if a.assisted_engine:
+            settings = (("Threads", 1), ("Hash", 16), ("OwnBook", False))
+            e.configure({o: v for o, v in settings if o in e.options})
+        else:
+            e.configure({"Threads": 1, "Hash": 16, "UCI_LimitStrength": above is not None})
+        return e
+
+    assisted = open_assisted()
+    opponent = chess.engine.SimpleEngine.popen_uci(shlex.split(a.engine))
+    engines = [assisted, opponent]
+    assisted_name = assisted.id.get("name", a.assisted_engine) if a.assisted_engine else "Stockfish 15.1"
     opponent.configure({"Threads": 1, "Hash": 16, "UCI_LimitStrength": True})
     with open(a.out, "a", encoding="utf-8") as out:
         for k, i in enumerate(picked):
@@ -164,9 +175,19 @@ def main():
             while not board.is_game_over(claim_draw=True) and ply < a.max_plies:
                 if ply < switch:
                     move = nodes[ply].move
+                elif board.turn == side:
+                    # GNU Chess 6.2.7 can die on its own long output (an assertion in
+                    # engine.cc): a helper that dies is started again and asked again.
+                    try:
+                        move = assisted.play(board, chess.engine.Limit(time=a.movetime / 1000)).move
+                    except chess.engine.EngineTerminatedError as err:
+                        print(f"game {number}: the assisted engine died ({err}); started again", file=sys.stderr)
+                        assisted = engines[0] = open_assisted()
+                        if above is not None:
+                            assisted.configure({"UCI_Elo": assisted_elo})
+                        move = assisted.play(board, chess.engine.Limit(time=a.movetime / 1000)).move
                 else:
-                    e = assisted if board.turn == side else opponent
-                    move = e.play(board, chess.engine.Limit(time=a.movetime / 1000)).move
+                    move = opponent.play(board, chess.engine.Limit(time=a.movetime / 1000)).move
                 board.push(move)
                 node = node.add_variation(move)
                 if ply < len(clocks) and clocks[ply] is not None:
