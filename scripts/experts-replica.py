@@ -180,20 +180,11 @@ def other_makes(d):
                        expert(d, d.kind == "weak-engine", RATED["weak"])], axis=1).max(axis=1),
     }
     t = d.split == "test"
-    clean = t & (d.kind == "human")
     slices = {"top": t & (d.kind == "top-engine"),
               "weaker (self-play)": t & (d.kind == "weak-engine") & ~om,
               "switched": t & (d.kind == "switched"),
               "held-out makes": t & (src == "othermakes-test")}
-    for name, s in variants.items():
-        bar = np.percentile(s[(d.split == "validation") & (d.kind == "human")], 99)
-        aucs = "  ".join(f"{k} {roc_auc_score(p[clean | p].astype(int), s[clean | p]):.3f}"
-                         for k, p in slices.items())
-        over = "  ".join(f"{k} {int((s[p] > bar).sum())}/{int(p.sum())}"
-                         for k, p in {"clean": clean, **slices}.items())
-        q = np.percentile(s[clean], [50, 95, 99])
-        print(f"{name}\n  test AUC: {aucs}\n  clean largest z 50/95/99th: "
-              f"{q[0]:.2f} / {q[1]:.2f} / {q[2]:.2f}; over the bar {bar:.2f}: {over}")
+    replayed(d, variants, slices)
 
 
 def replayed(d, variants, slices):
