@@ -182,6 +182,10 @@ def main():
                         move = assisted.play(board, chess.engine.Limit(time=a.movetime / 1000)).move
                     except chess.engine.EngineTerminatedError as err:
                         print(f"game {number}: the assisted engine died ({err}); started again", file=sys.stderr)
+                        try:
+                            assisted.close()  # the dead one's event loop, or the script never exits
+                        except Exception:
+                            pass
                         assisted = engines[0] = open_assisted()
                         if above is not None:
                             assisted.configure({"UCI_Elo": assisted_elo})
