@@ -18,6 +18,9 @@ nothing).
     python3 scripts/experts-replica.py rows.csv
     python3 scripts/experts-replica.py rows.csv --other-makes   # session 73's study
     python3 scripts/experts-replica.py rows.csv --switched-makes   # session 75's study
+    python3 scripts/experts-replica.py rows.csv --strength   # session 76's, on validation
+    python3 scripts/experts-replica.py rows.csv --strength --test   # and once on test
+    python3 scripts/experts-replica.py rows.csv --seen-make [--test]   # session 76's second
 
 Studies of session 42 (`models/README.md`): `zGameLoss`, the whole game's win-% loss
 (decided positions included, from `lateLoss` and `lateGain`) against a line of the
@@ -240,7 +243,101 @@ def switched_makes(d):
     })
 
 
+# Session 76: switched experts that read how much the moves lose on the judge, not how
+# often they are its first line (which a helper of another make than the judge's matches
+# less often, at equal loss).
+MATCH = ["matchRate", "zLateMatch", "zTopLines"]
+LOSS = ["acpl", "competence", "stretch", "zAsd", "zLateLoss", "zPositionLoss"]
+
+
+def strength(d, split):
+    """Session 76: the switched expert with and without the judge's-first-line match
+    signals, loss-only, and a fourth, loss-only expert beside the three; read on `split`
+    (validation to choose, test once): switches to Ethereal (the validation set or the
+    test set), switches to Stockfish, top and weaker engines, each against the clean
+    sides of the split, and the clean sides' largest z."""
+    src = d.game.str.split("/").str[0]
+    om = src.str.startswith("othermakes")
+    switched = d.kind == "switched"
+    top = expert(d, d.kind == "top-engine", RATED["top"])
+    weak = expert(d, (d.kind == "weak-engine") & ~om, RATED["weak"])
+    three = lambda s: pd.concat([top, weak, s], axis=1).max(axis=1)  # noqa: E731
+    shipped = expert(d, switched, RATED["switched"])
+    no_match = expert(d, switched, [f for f in RATED["switched"] if f not in MATCH])
+    loss = expert(d, switched, LOSS)
+    variants = {
+        "S0 the three experts as shipped": three(shipped),
+        "S1 switched expert without matchRate, zLateMatch, zTopLines": three(no_match),
+        "S2 switched expert on losses only": three(loss),
+        "S3 the three as shipped and a fourth, on losses only":
+            pd.concat([top, weak, shipped, loss], axis=1).max(axis=1),
+        "S0's switched expert alone": shipped,
+        "S1's switched expert alone": no_match,
+        "S2's switched expert alone": loss,
+    }
+    read_on(d, split, variants)
+
+
+def read_on(d, split, variants):
+    """Each variant's AUC on `split` for the switches to Ethereal (its validation or test
+    set), the other switches (to Stockfish), top and weaker engines (self-play), each
+    against the split's clean sides, and the clean sides' largest z."""
+    src = d.game.str.split("/").str[0]
+    switched = d.kind == "switched"
+    t = d.split == split
+    clean = t & (d.kind == "human")
+    eth = src.isin(["switched-twic-ethereal", "switched-twic-ethereal-val"])
+    slices = {"Ethereal": t & switched & eth, "Stockfish": t & switched & ~eth,
+              "top": t & (d.kind == "top-engine"),
+              "weaker": t & (d.kind == "weak-engine") & ~src.str.startswith("othermakes")}
+    print(f"{split}: " + ", ".join(f"{k} {int(p.sum())}" for k, p in
+                                    {"clean": clean, **slices}.items()) + " sides")
+    for name, s in variants.items():
+        aucs = "  ".join(f"{k} {roc_auc_score(p[clean | p].astype(int), s[clean | p]):.3f}"
+                         for k, p in slices.items())
+        q = np.percentile(s[clean], [50, 95, 99])
+        print(f"{name}\n  AUC: {aucs}\n  clean largest z 50/95/99th: "
+              f"{q[0]:.2f} / {q[1]:.2f} / {q[2]:.2f}")
+
+
+def seen_make(d, split):
+    """Session 76: the switched expert fitted with and without the train split's switches
+    to Ethereal (`switched-twic-ethereal-train`), the make of the held-out switches; read
+    on `split` as `strength` reads it."""
+    src = d.game.str.split("/").str[0]
+    om = src.str.startswith("othermakes")
+    switched = d.kind == "switched"
+    new = src == "switched-twic-ethereal-train"
+    top = expert(d, d.kind == "top-engine", RATED["top"])
+    weak = expert(d, (d.kind == "weak-engine") & ~om, RATED["weak"])
+    without = expert(d, switched & ~new, RATED["switched"])
+    with_new = expert(d, switched, RATED["switched"])
+    tr = d.split == "train"
+    print(f"train switched sides: {int((switched & ~new & tr).sum())} without, "
+          f"{int((switched & tr).sum())} with the switches to Ethereal")
+    read_on(d, split, {
+        "three experts, the switched one without the switches to Ethereal":
+            pd.concat([top, weak, without], axis=1).max(axis=1),
+        "three experts, the switched one with them":
+            pd.concat([top, weak, with_new], axis=1).max(axis=1),
+        "the switched expert alone, without": without,
+        "the switched expert alone, with": with_new,
+    })
+
+
 def main():
+    if "--seen-make" in sys.argv:
+        rows = [a for a in sys.argv[1:] if not a.startswith("--")]
+        d = pd.read_csv(rows[0] if rows else "rows.csv")
+        split = "test" if "--test" in sys.argv else "validation"
+        seen_make(d[d.rating.notna()].reset_index(drop=True), split)
+        return
+    if "--strength" in sys.argv:
+        rows = [a for a in sys.argv[1:] if not a.startswith("--")]
+        d = pd.read_csv(rows[0] if rows else "rows.csv")
+        split = "test" if "--test" in sys.argv else "validation"
+        strength(d[d.rating.notna()].reset_index(drop=True), split)
+        return
     if "--switched-makes" in sys.argv:
         rows = [a for a in sys.argv[1:] if a != "--switched-makes"]
         d = pd.read_csv(rows[0] if rows else "rows.csv")

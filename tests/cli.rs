@@ -2912,6 +2912,20 @@ fn each_slices_auc_has_an_interval_and_a_model_compared_with_itself_differs_by_n
         text.contains("\n  switched sides vs clean sides: -; 0 / 33 sides"),
         "{text}"
     );
+    // Nor by their helper's make.
+    for make in [
+        "switched to Stockfish (the judge's make)",
+        "switched to engines of other makes",
+    ] {
+        assert!(
+            text.contains(&format!("\n  {make} vs clean sides: -; 0 / 33 sides")),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("\n| {make} vs clean sides | 0 / 33 |")),
+            "{text}"
+        );
+    }
     // Each slice's best single signal against the combined probability: the signal the
     // table shows highest on that slice, with a paired difference inside its interval.
     let best = text

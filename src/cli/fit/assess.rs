@@ -622,6 +622,9 @@ struct Row {
     /// A switched side's searched moves from its `SwitchPly` on, the engine's, among those
     /// the later-half signals read ([`engine_moves`]; for studies, never a feature).
     engine_moves: Option<usize>,
+    /// A switched side's helper, its `SwitchEngine` tag (for the slices by the helper's
+    /// make; never a feature).
+    helper: Option<String>,
 }
 
 impl Row {
@@ -902,6 +905,9 @@ fn game_rows(
         let engine_moves = (kind == Kind::Switched)
             .then(|| engine_moves(game, side))
             .flatten();
+        let helper = (kind == Kind::Switched)
+            .then(|| game.tag("SwitchEngine").map(str::to_owned))
+            .flatten();
         out.push(Row {
             game: id.to_owned(),
             player,
@@ -912,6 +918,7 @@ fn game_rows(
             elo,
             own_tag,
             engine_moves,
+            helper,
         });
     }
     out

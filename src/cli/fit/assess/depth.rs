@@ -447,6 +447,7 @@ mod tests {
             elo: Some(elo),
             own_tag: None,
             engine_moves: None,
+            helper: None,
         }
     }
 

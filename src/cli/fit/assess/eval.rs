@@ -16,6 +16,12 @@ pub(super) fn wilson(k: usize, n: usize) -> (f64, f64) {
     ((c - h).max(0.0), (c + h).min(1.0))
 }
 
+/// Whether a switched side's helper (its `SwitchEngine` tag, e.g. "Stockfish 15.1, 500
+/// ms a move" or "Ethereal 12.00, 500 ms a move") is of the judge's make, Stockfish.
+pub(super) fn judge_make(helper: &str) -> bool {
+    helper.trim_start().starts_with("Stockfish")
+}
+
 pub(super) fn eval(a: EvalArgs) -> Result<()> {
     let mut slot = None;
     let model = load_model(a.model.as_ref(), &mut slot)?;
@@ -141,7 +147,32 @@ pub(super) fn eval(a: EvalArgs) -> Result<()> {
             Box::new(|r: &Row| r.signals.rating.is_some().then(|| r.engine())),
             true,
         ),
+        // The switched sides by their helper's make (last, so that the slices above keep
+        // their resampling seeds): the judge's own, and engines of other makes.
+        (
+            "switched to Stockfish (the judge's make) vs clean sides",
+            Box::new(|r: &Row| match r.kind {
+                Kind::Switched => r.helper.as_deref().is_some_and(judge_make).then_some(true),
+                Kind::Human => Some(false),
+                _ => None,
+            }),
+            false,
+        ),
+        (
+            "switched to engines of other makes vs clean sides",
+            Box::new(|r: &Row| match r.kind {
+                Kind::Switched => (r.helper.as_deref())
+                    .is_some_and(|h| !judge_make(h))
+                    .then_some(true),
+                Kind::Human => Some(false),
+                _ => None,
+            }),
+            false,
+        ),
     ];
+    // The slices whose AUC is also read within bins and with an interval: the first four
+    // and the two by the helper's make.
+    let headline = |k: usize| k < 4 || k >= slices.len() - 2;
     let _ = write!(out, "\n| slice | sides (assisted / human) | combined AUC |");
     for s in SIGNALS {
         let _ = write!(out, " {s} |");
@@ -218,7 +249,7 @@ pub(super) fn eval(a: EvalArgs) -> Result<()> {
         out,
         "\nwithin bins of analysed moves (<20, 20s, 30s, 40+) and rating (none, 400-point bands), pairs compared only inside a bin (length and rating alone give 0.5):"
     );
-    for (name, pick, _) in slices.iter().take(4) {
+    for (_, (name, pick, _)) in slices.iter().enumerate().filter(|(k, _)| headline(*k)) {
         let (mut s, mut l, mut g) = (Vec::new(), Vec::new(), Vec::new());
         for (r, p) in test.iter().zip(&probs) {
             if let (Some(p), Some(lab)) = (p, pick(r)) {
@@ -261,7 +292,7 @@ pub(super) fn eval(a: EvalArgs) -> Result<()> {
             None => String::new(),
         }
     );
-    for (k, (name, pick, _)) in slices.iter().take(4).enumerate() {
+    for (k, (name, pick, _)) in slices.iter().enumerate().filter(|(k, _)| headline(*k)) {
         let (mut s, mut o, mut l, mut players) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (i, r) in test.iter().enumerate() {
             let (Some(p), Some(lab)) = (probs[i], pick(r)) else {
@@ -412,7 +443,7 @@ pub(super) fn eval(a: EvalArgs) -> Result<()> {
         out,
         "\neach expert's own score (its z; the probability is made from the largest), AUC by slice:"
     );
-    for (name, pick, _) in slices.iter().take(4) {
+    for (_, (name, pick, _)) in slices.iter().enumerate().filter(|(k, _)| headline(*k)) {
         let mut parts = Vec::new();
         for kind in ["top engines", "weaker engines", "switched"] {
             let (s, l): (Vec<f64>, Vec<bool>) = test

@@ -543,6 +543,7 @@ fn synthetic(n: usize, seed: u64, leak: bool) -> Vec<Row> {
                 split,
                 own_tag: None,
                 engine_moves: None,
+                helper: None,
                 signals: Signals {
                     values,
                     moves,
@@ -584,6 +585,7 @@ fn balanced_experts_weigh_a_kind_its_expert_tells_apart_but_the_largest_z_hides(
             split: Split::Train,
             own_tag: None,
             engine_moves: None,
+            helper: None,
             signals: Signals::none(),
             elo,
         });
@@ -1752,6 +1754,7 @@ fn the_switch_odds_are_fitted_on_every_clean_move_against_the_switched_moves_fro
             split,
             own_tag: None,
             engine_moves: engine,
+            helper: None,
             signals: Signals {
                 values,
                 moves: cells.len(),
@@ -1874,6 +1877,7 @@ fn without_a_source_its_games_leave_the_evaluated_split_only() {
         elo: None,
         own_tag: None,
         engine_moves: None,
+        helper: None,
     };
     let mut rows = vec![
         row("switched-twic/1", Split::Test),
@@ -2050,6 +2054,7 @@ fn the_folds_leave_each_train_game_out_once_and_keep_a_player_in_one() {
         split: Split::Train,
         own_tag: None,
         engine_moves: None,
+        helper: None,
         signals: Signals::none(),
         elo: None,
     };
@@ -2186,4 +2191,23 @@ fn clean_pseudo_players_of_all_the_games_are_those_of_the_clean_games_alone() {
     assert_eq!(from_all, read(&alone, false));
     // Without `clean_only` the engine games make pseudo-players of their own.
     assert!(read(&all, false).iter().any(|p| p.0 != Kind::Human));
+}
+
+#[test]
+fn a_switched_sides_helper_is_of_the_judges_make_only_when_it_is_stockfish() {
+    // The corpus's `SwitchEngine` tags as switch.py writes them.
+    for helper in [
+        "Stockfish 15.1, 500 ms a move",
+        "Stockfish 15.1, UCI_Elo 2850",
+    ] {
+        assert!(judge_make(helper), "{helper}");
+    }
+    for helper in [
+        "Ethereal 12.00, 500 ms a move",
+        "Toga II 3.0, 500 ms a move",
+        "GNU Chess 6.2.7, 500 ms a move",
+        "",
+    ] {
+        assert!(!judge_make(helper), "{helper}");
+    }
 }
