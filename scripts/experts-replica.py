@@ -53,8 +53,7 @@ SHIPPED = {
 }
 
 
-def load(path):
-    d = pd.read_csv(path)
+def load(d):
     d = d[d.rating.notna() & (d.zMm.notna() | d.zLateLoss.notna())].reset_index(drop=True)
     # The whole game's loss: the first half's mean from lateGain = ln(1 + first) -
     # ln(1 + later), the two halves (of equal size, give or take a move) averaged.
@@ -300,6 +299,9 @@ def read_on(d, split, variants):
               f"{q[0]:.2f} / {q[1]:.2f} / {q[2]:.2f}")
 
 
+SEEN_MAKE = "switched-twic-ethereal-train"
+
+
 def seen_make(d, split):
     """Session 76: the switched expert fitted with and without the train split's switches
     to Ethereal (`switched-twic-ethereal-train`), the make of the held-out switches; read
@@ -307,7 +309,7 @@ def seen_make(d, split):
     src = d.game.str.split("/").str[0]
     om = src.str.startswith("othermakes")
     switched = d.kind == "switched"
-    new = src == "switched-twic-ethereal-train"
+    new = src == SEEN_MAKE
     top = expert(d, d.kind == "top-engine", RATED["top"])
     weak = expert(d, (d.kind == "weak-engine") & ~om, RATED["weak"])
     without = expert(d, switched & ~new, RATED["switched"])
@@ -326,29 +328,24 @@ def seen_make(d, split):
 
 
 def main():
-    if "--seen-make" in sys.argv:
-        rows = [a for a in sys.argv[1:] if not a.startswith("--")]
-        d = pd.read_csv(rows[0] if rows else "rows.csv")
-        split = "test" if "--test" in sys.argv else "validation"
-        seen_make(d[d.rating.notna()].reset_index(drop=True), split)
-        return
-    if "--strength" in sys.argv:
-        rows = [a for a in sys.argv[1:] if not a.startswith("--")]
-        d = pd.read_csv(rows[0] if rows else "rows.csv")
-        split = "test" if "--test" in sys.argv else "validation"
-        strength(d[d.rating.notna()].reset_index(drop=True), split)
-        return
-    if "--switched-makes" in sys.argv:
-        rows = [a for a in sys.argv[1:] if a != "--switched-makes"]
-        d = pd.read_csv(rows[0] if rows else "rows.csv")
-        switched_makes(d[d.rating.notna()].reset_index(drop=True))
-        return
-    if "--other-makes" in sys.argv:
-        rows = [a for a in sys.argv[1:] if a != "--other-makes"]
-        d = pd.read_csv(rows[0] if rows else "rows.csv")
-        other_makes(d[d.rating.notna()].reset_index(drop=True))
-        return
-    d = load(sys.argv[1] if len(sys.argv) > 1 else "rows.csv")
+    flags = [a for a in sys.argv[1:] if a.startswith("--")]
+    paths = [a for a in sys.argv[1:] if not a.startswith("--")]
+    d = pd.read_csv(paths[0] if paths else "rows.csv")
+    # The train split's switches to Ethereal (session 76) are read only by the study made
+    # for them: every other study reads the rows as it did before they were stored.
+    if "--seen-make" not in flags:
+        d = d[d.game.str.split("/").str[0] != SEEN_MAKE]
+    rated = d[d.rating.notna()].reset_index(drop=True)
+    split = "test" if "--test" in flags else "validation"
+    if "--seen-make" in flags:
+        return seen_make(rated, split)
+    if "--strength" in flags:
+        return strength(rated, split)
+    if "--switched-makes" in flags:
+        return switched_makes(rated)
+    if "--other-makes" in flags:
+        return other_makes(rated)
+    d = load(d)
     for name, features in [
         ("shipped signals", SHIPPED),
         ("+ zGameLoss (weaker, switched)", {**SHIPPED,
