@@ -36,6 +36,14 @@ human game two):
     python3 scripts/depth-slice.py --switched --label human --splits test --per 30 \
         --out corpus/depth/slice3-human.pgn
 
+The fourth slice (session 76): the third's band, with the switched games of other
+sources (`--source`, repeatable, in place of the third slice's switched TWIC sets): the
+validation split's switches to Ethereal, an engine of another make than the judge's, read
+against the third slice's humans (already analysed with the full network):
+
+    python3 scripts/depth-slice.py --switched --label switched --splits validation \
+        --source switched-twic-ethereal-val --per 100 --out corpus/depth/slice4-switched.pgn
+
 Deterministic: it depends only on the manifest and the records.
 """
 
@@ -87,6 +95,8 @@ def main():
     ap.add_argument("--switched", action="store_true", help="the third slice (above)")
     ap.add_argument("--splits", default="test")
     ap.add_argument("--exclude", action="append", default=[])
+    ap.add_argument("--source", action="append", default=[],
+                    help="with --switched: these sources instead of its own")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     if a.switched:
@@ -141,7 +151,7 @@ def switched_slice(a):
     splits = a.splits.split(",")
     skip = analysed(a.exclude)
     eligible = []
-    for source in SWITCHED[a.label]:
+    for source in a.source or SWITCHED[a.label]:
         ids = sorted(int(k.split("/")[1]) for k, g in manifest.items()
                      if k.split("/")[0] == source and g["split"] in splits)
         for n in ids:

@@ -3502,6 +3502,46 @@ fn the_depth_study_compares_the_same_sides_at_each_setting() {
         }
     }
 
+    // The fourth slice: switches to an engine of another make, analysed into a folder of
+    // their own, read as one setting with the third slice's folder (its humans): more
+    // switched sides than the third slice alone, the same humans.
+    let (text, rows, (joined, joined_humans)) =
+        against_the_corpus("corpus/depth/switched-full14,corpus/depth/ethereal-full14");
+    assert!(joined >= switched + 40 && joined_humans == humans, "{text}");
+    assert!(
+        rows[1][1].contains("switched-full14, corpus/depth/ethereal-full14 ("),
+        "{text}"
+    );
+    // One source of them against the humans: the fourth slice's switched sides alone.
+    let (text, rows) = depth_study(&[
+        "--reference",
+        "corpus",
+        "--corpus",
+        "corpus/depth/switched-full14,corpus/depth/ethereal-full14",
+        "--source",
+        "slice3-human",
+        "--source",
+        "slice4-switched",
+    ]);
+    assert_eq!(rows.len(), 2, "{text}");
+    for row in &rows {
+        assert_eq!(
+            row[3],
+            format!("{} / {humans}", joined - switched),
+            "{text}"
+        );
+    }
+    // Folders of two settings are not one.
+    let out = fairsight(&[
+        "assess",
+        "depth",
+        "--corpus",
+        "corpus/depth/d14,corpus/depth/d18",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("one setting's folders must share it"), "{err}");
+
     // A folder with no games is an error, not an empty table.
     let empty = std::env::temp_dir().join(format!("fairsight-depth-empty-{}", std::process::id()));
     std::fs::create_dir_all(&empty).unwrap();

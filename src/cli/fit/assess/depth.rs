@@ -56,7 +56,8 @@ const LOWER_IS_ENGINE: [&str; 2] = ["acpl", "lateLoss"];
 
 #[derive(Args)]
 pub struct DepthArgs {
-    /// A corpus folder of the slice at one setting (repeat: the first is the reference).
+    /// A corpus folder of the slice at one setting (repeat: the first is the reference), or
+    /// several analysed at the same setting read as one, joined by commas.
     #[arg(long, required = true)]
     corpus: Vec<PathBuf>,
     /// A corpus at the defaults (the main one) of which only the games the `--corpus`
@@ -64,6 +65,10 @@ pub struct DepthArgs {
     /// no game analysed again.
     #[arg(long)]
     reference: Option<PathBuf>,
+    /// Only the games of this source of the `--corpus` folders (repeatable; default all):
+    /// e.g. one kind of switched sides against the humans beside them.
+    #[arg(long)]
+    source: Vec<String>,
     /// Cross-validation folds of the combination (grouped by game).
     #[arg(long, default_value_t = 5)]
     folds: usize,
@@ -111,15 +116,54 @@ fn origin(r: &Record) -> String {
         .map_or_else(|| r.id.clone(), |(o, _)| o.to_owned())
 }
 
-/// A folder's records whose origin is in `wanted` (all when `None`).
-fn setting(folder: &Path, wanted: Option<&BTreeSet<String>>) -> Result<Setting> {
+/// One setting: a folder, or several analysed at the same setting named as one, their
+/// paths joined by commas (the fourth slice's switched games beside the third's humans),
+/// each folder's records whose origin is in `wanted` (all when `None`).
+fn setting(folders: &Path, wanted: Option<&BTreeSet<String>>, only: &[String]) -> Result<Setting> {
+    let text = folders.to_string_lossy();
+    let mut parts = text.split(',').filter(|p| !p.is_empty());
+    let first = parts.next().unwrap_or_default();
+    let mut joined = folder_setting(Path::new(first), wanted, only)?;
+    // What the name says after the folder: the engine's build, the limit and the lines.
+    let how = |s: &Setting, folder: &str| s.name[folder.len()..].to_owned();
+    let first_how = how(&joined, first);
+    for folder in parts {
+        let s = folder_setting(Path::new(folder), wanted, only)?;
+        if how(&s, folder) != first_how {
+            bail!(
+                "{folder}: analysed{} where {first} was analysed{first_how}: one setting's folders must share it",
+                how(&s, folder)
+            );
+        }
+        for (k, v) in &s.origins {
+            if joined.origins.insert(k.clone(), v.clone()).is_some() {
+                bail!("{folder}: record {k} is also in an earlier folder of the setting");
+            }
+        }
+        joined.rows.extend(s.rows);
+        joined.positions.extend(s.positions);
+        joined.name = format!(
+            "{}, {folder}{first_how}",
+            &joined.name[..joined.name.len() - first_how.len()]
+        );
+    }
+    Ok(joined)
+}
+
+/// A folder's records whose origin is in `wanted` (all when `None`), of the sources
+/// `only` names (all when empty).
+fn folder_setting(
+    folder: &Path,
+    wanted: Option<&BTreeSet<String>>,
+    only: &[String],
+) -> Result<Setting> {
     // Only the sources of the games wanted are read (the main corpus is large).
     let sources: Vec<String> = wanted
         .map(|w| {
             let set: BTreeSet<&str> = w.iter().filter_map(|o| o.split('/').next()).collect();
             set.into_iter().map(str::to_owned).collect()
         })
-        .unwrap_or_default();
+        .unwrap_or_else(|| only.to_vec());
     let records: Vec<Record> = load_records(folder, &sources, None, None)?
         .into_iter()
         .filter(|r| wanted.is_none_or(|w| w.contains(&origin(r))))
@@ -282,14 +326,14 @@ pub fn depth(a: DepthArgs) -> Result<()> {
     let mut settings = a
         .corpus
         .iter()
-        .map(|c| setting(c, None))
+        .map(|c| setting(c, None, &a.source))
         .collect::<Result<Vec<_>>>()?;
     if let Some(reference) = &a.reference {
         let wanted: BTreeSet<String> = settings
             .iter()
             .flat_map(|s| s.origins.values().cloned())
             .collect();
-        settings.insert(0, setting(reference, Some(&wanted))?);
+        settings.insert(0, setting(reference, Some(&wanted), &[])?);
     }
     // The sides every setting has.
     let mut common: Option<BTreeSet<String>> = None;
