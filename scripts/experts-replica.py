@@ -211,30 +211,40 @@ SWITCHED_MAKES_TRAIN = ["switched-twic-toga", "switched-twic-gnuchess"]
 SWITCHED_MAKES_TEST = "switched-twic-ethereal"
 
 
-def switched_makes(d):
-    """Session 75: the switched expert fitted with and without the train split's switches
-    to engines of other makes (the other experts as shipped: the weaker one without the
-    whole games of other makes); read on the held-out switches to Ethereal, on the test
-    split's switches to Stockfish and on the clean sides' largest z."""
+def with_and_without(d, new, what):
+    """The three experts, the switched one fitted without the switched sides `new` and
+    with them (the other two as shipped: the weaker one without the whole games of other
+    makes), and the switched expert alone each way; prints the train sides of each."""
     src = d.game.str.split("/").str[0]
     om = src.str.startswith("othermakes")
-    new = src.isin(SWITCHED_MAKES_TRAIN)
+    switched = d.kind == "switched"
     top = expert(d, d.kind == "top-engine", RATED["top"])
     weak = expert(d, (d.kind == "weak-engine") & ~om, RATED["weak"])
-    switched = d.kind == "switched"
     without = expert(d, switched & ~new, RATED["switched"])
     with_new = expert(d, switched, RATED["switched"])
-    t = d.split == "test"
-    print(f"train switched sides: {int((switched & ~new & (d.split == 'train')).sum())} without, "
-          f"{int((switched & (d.split == 'train')).sum())} with the other makes")
-    replayed(d, {
-        "three experts, the switched one without the other makes' switches (as shipped)":
+    tr = d.split == "train"
+    print(f"train switched sides: {int((switched & ~new & tr).sum())} without, "
+          f"{int((switched & tr).sum())} with {what}")
+    return {
+        f"three experts, the switched one without {what}":
             pd.concat([top, weak, without], axis=1).max(axis=1),
         "three experts, the switched one with them":
             pd.concat([top, weak, with_new], axis=1).max(axis=1),
         "the switched expert alone, without": without,
         "the switched expert alone, with": with_new,
-    }, {
+    }
+
+
+def switched_makes(d):
+    """Session 75: the switched expert fitted with and without the train split's switches
+    to engines of other makes; read on the held-out switches to Ethereal, on the test
+    split's switches to Stockfish and on the clean sides' largest z."""
+    src = d.game.str.split("/").str[0]
+    om = src.str.startswith("othermakes")
+    switched = d.kind == "switched"
+    t = d.split == "test"
+    variants = with_and_without(d, src.isin(SWITCHED_MAKES_TRAIN), "the other makes' switches")
+    replayed(d, variants, {
         "switched to Ethereal": t & (src == SWITCHED_MAKES_TEST),
         "switched to Stockfish": t & switched & (src != SWITCHED_MAKES_TEST),
         "top": t & (d.kind == "top-engine"),
@@ -306,25 +316,8 @@ def seen_make(d, split):
     """Session 76: the switched expert fitted with and without the train split's switches
     to Ethereal (`switched-twic-ethereal-train`), the make of the held-out switches; read
     on `split` as `strength` reads it."""
-    src = d.game.str.split("/").str[0]
-    om = src.str.startswith("othermakes")
-    switched = d.kind == "switched"
-    new = src == SEEN_MAKE
-    top = expert(d, d.kind == "top-engine", RATED["top"])
-    weak = expert(d, (d.kind == "weak-engine") & ~om, RATED["weak"])
-    without = expert(d, switched & ~new, RATED["switched"])
-    with_new = expert(d, switched, RATED["switched"])
-    tr = d.split == "train"
-    print(f"train switched sides: {int((switched & ~new & tr).sum())} without, "
-          f"{int((switched & tr).sum())} with the switches to Ethereal")
-    read_on(d, split, {
-        "three experts, the switched one without the switches to Ethereal":
-            pd.concat([top, weak, without], axis=1).max(axis=1),
-        "three experts, the switched one with them":
-            pd.concat([top, weak, with_new], axis=1).max(axis=1),
-        "the switched expert alone, without": without,
-        "the switched expert alone, with": with_new,
-    })
+    new = d.game.str.split("/").str[0] == SEEN_MAKE
+    read_on(d, split, with_and_without(d, new, "the switches to Ethereal"))
 
 
 def main():
