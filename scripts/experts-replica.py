@@ -21,6 +21,8 @@ nothing).
     python3 scripts/experts-replica.py rows.csv --strength   # session 76's, on validation
     python3 scripts/experts-replica.py rows.csv --strength --test   # and once on test
     python3 scripts/experts-replica.py rows.csv --seen-make [--test]   # session 76's second
+    python3 scripts/experts-replica.py rows0.csv rows1.csv rows2.csv --odds-makes [--test]
+        # session 77's: the move-odds tables fitted with the switches of other makes
 
 Studies of session 42 (`models/README.md`): `zGameLoss`, the whole game's win-% loss
 (decided positions included, from `lateLoss` and `lateGain`) against a line of the
@@ -320,9 +322,47 @@ def seen_make(d, split):
     read_on(d, split, with_and_without(d, new, "the switches to Ethereal"))
 
 
+# Session 77: the train split's switches to engines of other makes than the judge's.
+OTHER_MAKES_SWITCHED = SWITCHED_MAKES_TRAIN + [SEEN_MAKE]
+
+
+def odds_makes(paths, split):
+    """Session 77: the move-odds tables (`lateOdds`, `switchOdds`) as shipped (rows of
+    `assess rows`), fitted again on today's train split with the switches to Stockfish
+    only (`--refit-odds --odds-without-source` each other make's source), and with the
+    switches of other makes too (`--refit-odds`); the switched expert fitted on the
+    switches the tables saw (C2 also without the other makes, to tell the tables' part
+    from the expert's); read on `split` as `strength` reads it."""
+    c0, c1, c2 = (pd.read_csv(p) for p in paths)
+    rated = [c[c.rating.notna()].reset_index(drop=True) for c in (c0, c1, c2)]
+    for c in rated[1:]:
+        assert (c.game == rated[0].game).all() and (c.kind == rated[0].kind).all()
+    d = rated[0]
+    src = d.game.str.split("/").str[0]
+    om = src.str.startswith("othermakes")
+    other = src.isin(OTHER_MAKES_SWITCHED)
+    switched = d.kind == "switched"
+    variants = {}
+    for name, rows, without in [
+        ("C0 shipped tables, switched expert without the other makes", rated[0], True),
+        ("C1 tables refitted, switches to Stockfish only", rated[1], True),
+        ("C2 tables refitted with the other makes, expert with them", rated[2], False),
+        ("C2' tables refitted with the other makes, expert without them", rated[2], True),
+    ]:
+        top = expert(rows, d.kind == "top-engine", RATED["top"])
+        weak = expert(rows, (d.kind == "weak-engine") & ~om, RATED["weak"])
+        sw = expert(rows, switched & ~other if without else switched, RATED["switched"])
+        variants[name] = pd.concat([top, weak, sw], axis=1).max(axis=1)
+        variants[name[:3].strip() + ": the switched expert alone"] = sw
+        variants[name[:3].strip() + ": switchOdds alone"] = rows.switchOdds.fillna(-9)
+    read_on(d, split, variants)
+
+
 def main():
     flags = [a for a in sys.argv[1:] if a.startswith("--")]
     paths = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if "--odds-makes" in flags:
+        return odds_makes(paths, "test" if "--test" in flags else "validation")
     d = pd.read_csv(paths[0] if paths else "rows.csv")
     # The train split's switches to Ethereal (session 76) are read only by the study made
     # for them: every other study reads the rows as it did before they were stored.

@@ -1963,6 +1963,73 @@ fn chess960_and_fen_start_games_go_through_debian_stockfish() {
 }
 
 #[test]
+fn assess_rows_fits_the_move_odds_again_only_when_asked() {
+    let d14 = "corpus/depth/d14";
+    // The CSV's `switchOdds` column, one value a row.
+    let switch_odds = |args: &[&str]| {
+        let out = fairsight(&[&["assess", "rows", "--corpus", d14][..], args].concat());
+        assert!(out.status.success(), "{}", stderr(&out));
+        let csv = String::from_utf8(out.stdout.clone()).unwrap();
+        let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        let col = header
+            .iter()
+            .position(|h| *h == "switchOdds")
+            .expect("switchOdds");
+        let values: Vec<String> = csv
+            .lines()
+            .skip(1)
+            .map(|l| {
+                let mut quoted = false;
+                l.split(|c| {
+                    quoted ^= c == '"';
+                    c == ',' && !quoted
+                })
+                .nth(col)
+                .unwrap()
+                .to_owned()
+            })
+            .collect();
+        (values, stderr(&out))
+    };
+    // The shipped tables read the slice's sides (those with a rating and enough moves).
+    let (shipped, _) = switch_odds(&[]);
+    let read = shipped.iter().filter(|v| !v.is_empty()).count();
+    assert!(read >= 30, "{shipped:?}");
+    // Fitted again on the slice's train split, which has no switched side: no table, so
+    // no value, and it says why.
+    let (refit, err) = switch_odds(&["--refit-odds"]);
+    assert_eq!(refit.len(), shipped.len());
+    assert!(refit.iter().all(String::is_empty), "{refit:?}");
+    assert!(
+        err.contains("too few moves of clean humans or of switched sides' engines for switchOdds"),
+        "{err}"
+    );
+    // A source to leave out that the train split does not have is an error naming it,
+    // and leaving one out means nothing without a refit.
+    let out = fairsight(&[
+        "assess",
+        "rows",
+        "--corpus",
+        d14,
+        "--refit-odds",
+        "--odds-without-source",
+        "slice-engin",
+    ]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("slice-engin"), "{}", stderr(&out));
+    let out = fairsight(&[
+        "assess",
+        "rows",
+        "--corpus",
+        d14,
+        "--odds-without-source",
+        "slice-engine",
+    ]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("--refit-odds"), "{}", stderr(&out));
+}
+
+#[test]
 fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
     // A model's variant for rated input without clocks.
     fn rated_variant(model: &Value) -> &Value {

@@ -301,6 +301,14 @@ pub struct RowsArgs {
     /// Where to write the CSV (`-`: standard output).
     #[arg(long, default_value = "-")]
     out: PathBuf,
+    /// Fit the move-odds tables (`lateOdds`, `switchOdds`, `switchOddsAll`) again on this
+    /// corpus's train split instead of reading the shipped model's (a study of what the
+    /// tables were fitted on; every other part of the reference stays the shipped one).
+    #[arg(long)]
+    refit_odds: bool,
+    /// With `--refit-odds`: leave this source's train games out of the tables (repeatable).
+    #[arg(long, value_name = "SOURCE", requires = "refit_odds")]
+    odds_without_source: Vec<String>,
 }
 
 #[derive(Args)]
@@ -425,7 +433,14 @@ pub fn run(cmd: AssessCmd) -> Result<()> {
         AssessCmd::Rows(a) => {
             let mut all = rows(&a.corpus, None)?;
             if let Some(r) = AssessmentModel::builtin().and_then(|m| m.late_reference.as_ref()) {
-                with_late_reference(&mut all, r);
+                let mut reference = r.clone();
+                if a.refit_odds {
+                    let mut fitted_on = all.clone();
+                    without_sources(&mut fitted_on, Split::Train, &a.odds_without_source)?;
+                    fit_move_odds(&fitted_on, &mut reference);
+                    experts::print_move_odds(&reference);
+                }
+                with_late_reference(&mut all, &reference);
             }
             let text = rows_csv(&all);
             if a.out.as_os_str() == "-" {
@@ -972,6 +987,19 @@ fn fit_late_reference(rows: &[Row]) -> Option<LateReference> {
     };
     let humans: Vec<&Signals> = train(Kind::Human).collect();
     let mut reference = LateReference::fit(&humans)?;
+    fit_move_odds(rows, &mut reference);
+    Some(reference)
+}
+
+/// The move-odds tables of `reference` ([`LateOdds`]: `lateOdds`, `switchOdds`,
+/// `switchOddsAll`) fitted on the clean human and switched sides of the train split.
+fn fit_move_odds(rows: &[Row], reference: &mut LateReference) {
+    let train = |kind: Kind| {
+        rows.iter()
+            .filter(move |r| r.split == Split::Train && r.kind == kind)
+            .map(|r| &r.signals)
+    };
+    let humans: Vec<&Signals> = train(Kind::Human).collect();
     let rated: Vec<(f64, &[u32])> = humans
         .iter()
         .filter_map(|s| Some((s.rating?, s.late_cells.as_slice())))
@@ -1004,7 +1032,6 @@ fn fit_late_reference(rows: &[Row]) -> Option<LateReference> {
     reference.switch_odds = LateOdds::fit(&rated, &engine);
     let all: Vec<&[u32]> = everyone.iter().map(|(_, c)| c.as_slice()).collect();
     reference.switch_odds_all = LateOdds::fit_one_band(&all, &engine);
-    Some(reference)
 }
 
 /// How far the clean human sides of the train split sit from zero in each z-score

@@ -87,30 +87,7 @@ pub(super) fn fit(a: FitArgs) -> Result<()> {
                 r.match_rate.slope,
                 r.match_rate.sd
             );
-            match &r.late_odds {
-                Some(o) => eprintln!(
-                    "fairsight: the later half's odds of an engine (lateOdds): {} clean human moves of the train split against {} of its switched sides",
-                    o.moves, o.engine_moves
-                ),
-                None => eprintln!(
-                    "fairsight: too few later-half moves of clean humans or switched sides for lateOdds"
-                ),
-            }
-            match &r.switch_odds {
-                Some(o) => eprintln!(
-                    "fairsight: a run to the end's odds of an engine (switchOdds): {} clean human moves of the train split against {} engine moves of its switched sides",
-                    o.moves, o.engine_moves
-                ),
-                None => eprintln!(
-                    "fairsight: too few moves of clean humans or of switched sides' engines for switchOdds"
-                ),
-            }
-            if let Some(o) = &r.switch_odds_all {
-                eprintln!(
-                    "fairsight: the same whatever the rating (switchOddsAll): {} clean human moves, rated or not",
-                    o.moves
-                );
-            }
+            print_move_odds(r);
         }
         None => eprintln!("fairsight: too few rated clean human sides for zLateLoss, zLateMatch"),
     }
@@ -1056,4 +1033,32 @@ pub(super) fn leakage(all: &[Row], n_folds: usize, seed: u64) -> Result<(f64, f6
         .collect();
     let by_bins: Vec<f64> = train.iter().map(|r| share[&bin(r)]).collect();
     Ok((auc(&oof, &labels), auc(&by_bins, &labels)))
+}
+
+/// What the move-odds tables of `r` were fitted on, or that there were too few moves.
+pub(super) fn print_move_odds(r: &LateReference) {
+    match &r.late_odds {
+        Some(o) => eprintln!(
+            "fairsight: the later half's odds of an engine (lateOdds): {} clean human moves of the train split against {} of its switched sides",
+            o.moves, o.engine_moves
+        ),
+        None => eprintln!(
+            "fairsight: too few later-half moves of clean humans or switched sides for lateOdds"
+        ),
+    }
+    match &r.switch_odds {
+        Some(o) => eprintln!(
+            "fairsight: a run to the end's odds of an engine (switchOdds): {} clean human moves of the train split against {} engine moves of its switched sides",
+            o.moves, o.engine_moves
+        ),
+        None => eprintln!(
+            "fairsight: too few moves of clean humans or of switched sides' engines for switchOdds"
+        ),
+    }
+    if let Some(o) = &r.switch_odds_all {
+        eprintln!(
+            "fairsight: the same whatever the rating (switchOddsAll): {} clean human moves, rated or not",
+            o.moves
+        );
+    }
 }

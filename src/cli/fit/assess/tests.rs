@@ -1808,13 +1808,30 @@ fn the_switch_odds_are_fitted_on_every_clean_move_against_the_switched_moves_fro
     );
     assert_eq!(all.engine, odds.engine);
     // `lateOdds`' table, beside it, holds the later halves.
-    assert_eq!(r.late_odds.expect("lateOdds").engine_moves, 1100);
+    assert_eq!(r.late_odds.as_ref().expect("lateOdds").engine_moves, 1100);
     // A switched side read with it: the run from its switch is the most engine-like.
     let mut cells = vec![blunder; 10];
     cells.extend([best; 12]);
     let read = odds.switch(&cells, 1500.0).unwrap();
     let per_move = odds.engine[best as usize] - odds.human[LateOdds::band(1500.0)][best as usize];
     assert!((read - 12.0 * per_move / 12f64.sqrt()).abs() < 1e-9);
+    // `assess rows --refit-odds`: the tables alone fitted again into another reference
+    // are those of the whole fit; with ten switched train sides left out, the engine's
+    // side holds the other ninety's moves only, the humans' side is unchanged.
+    let mut other = r.clone();
+    other.switch_odds = None;
+    other.late_odds = None;
+    fit_move_odds(&rows, &mut other);
+    assert_eq!(other, r);
+    let fewer: Vec<Row> = rows
+        .iter()
+        .filter(|row| !(100..110).contains(&row.game[1..].parse::<usize>().unwrap()))
+        .cloned()
+        .collect();
+    fit_move_odds(&fewer, &mut other);
+    let refit = other.switch_odds.as_ref().expect("switchOdds");
+    assert_eq!((refit.moves, refit.engine_moves), (2000, 1080));
+    assert_eq!(refit.human, odds.human);
 }
 
 #[test]
