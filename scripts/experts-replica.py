@@ -23,6 +23,8 @@ nothing).
     python3 scripts/experts-replica.py rows.csv --seen-make [--test]   # session 76's second
     python3 scripts/experts-replica.py rows0.csv rows1.csv rows2.csv --odds-makes [--test]
         # session 77's: the move-odds tables fitted with the switches of other makes
+    python3 scripts/experts-replica.py rows1.csv rows3.csv --oof-odds [--test]
+        # session 77's second: the train rows' move odds read out of fold
 
 Studies of session 42 (`models/README.md`): `zGameLoss`, the whole game's win-% loss
 (decided positions included, from `lateLoss` and `lateGain`) against a line of the
@@ -358,9 +360,55 @@ def odds_makes(paths, split):
     read_on(d, split, variants)
 
 
+def oof_odds(paths, split):
+    """Session 77's second: the experts fitted on train rows whose move odds (`lateOdds`,
+    `switchOdds`, `switchOddsAll`) were read by tables fitted on their own moves (the
+    first file, `assess rows --refit-odds --odds-without-source` the other makes'
+    switches) or by tables fitted without their fold (the second, the same and
+    `--oof-odds`); the switched expert without the other makes' switches (C0's). Read on
+    `split` as `strength` reads it, and each combination against `switchOdds` alone on the
+    switches to Stockfish (all, and those with clocks)."""
+    rated = [c[c.rating.notna()].reset_index(drop=True) for c in map(pd.read_csv, paths)]
+    assert (rated[1].game == rated[0].game).all() and (rated[1].kind == rated[0].kind).all()
+    d = rated[0]
+    src = d.game.str.split("/").str[0]
+    om = src.str.startswith("othermakes")
+    switched = d.kind == "switched"
+    sw_train = switched & ~src.isin(OTHER_MAKES_SWITCHED)
+    eth = src.isin(["switched-twic-ethereal", "switched-twic-ethereal-val"])
+    t = d.split == split
+    clean = t & (d.kind == "human")
+    clocked = d.clocks.astype(str).str.lower() == "true"
+    variants = {}
+    for name, rows in [("R0 odds in sample", rated[0]), ("R1 odds out of fold", rated[1])]:
+        top = expert(rows, d.kind == "top-engine", RATED["top"])
+        weak = expert(rows, (d.kind == "weak-engine") & ~om, RATED["weak"])
+        sw = expert(rows, sw_train, RATED["switched"])
+        largest = pd.concat([top, weak, sw], axis=1).max(axis=1)
+        variants[name + ": largest z"] = largest
+        variants[name + ": the switched expert alone"] = sw
+        # `switchOdds` itself is read the same way in both (validation and test rows).
+        odds = rows.switchOdds.fillna(-9)
+        for what, p in [("Stockfish", t & switched & ~eth),
+                        ("Stockfish, clocks", t & switched & ~eth & clocked)]:
+            m = clean | p
+            if what.endswith("clocks"):
+                m = (clean & clocked) | p
+            y = p[m].astype(int)
+            a = roc_auc_score(y, largest[m])
+            b = roc_auc_score(y, sw[m])
+            o = roc_auc_score(y, odds[m])
+            print(f"{name}, switched to {what} ({int(p.sum())} / {int((m & ~p).sum())}): "
+                  f"largest z {a:.3f}, switched expert {b:.3f}, switchOdds {o:.3f}: "
+                  f"largest z - switchOdds {a - o:+.3f}")
+    read_on(d, split, variants)
+
+
 def main():
     flags = [a for a in sys.argv[1:] if a.startswith("--")]
     paths = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if "--oof-odds" in flags:
+        return oof_odds(paths, "test" if "--test" in flags else "validation")
     if "--odds-makes" in flags:
         return odds_makes(paths, "test" if "--test" in flags else "validation")
     d = pd.read_csv(paths[0] if paths else "rows.csv")

@@ -309,6 +309,12 @@ pub struct RowsArgs {
     /// With `--refit-odds`: leave this source's train games out of the tables (repeatable).
     #[arg(long, value_name = "SOURCE", requires = "refit_odds")]
     odds_without_source: Vec<String>,
+    /// Read each train row's move odds (`lateOdds`, `switchOdds`, `switchOddsAll`) with
+    /// tables fitted without its fold (5 folds of games linked by a player), so that no
+    /// train side is read by a table fitted on its own moves (a study; the other splits'
+    /// rows are read by the tables of the whole train split).
+    #[arg(long)]
+    oof_odds: bool,
 }
 
 #[derive(Args)]
@@ -434,13 +440,17 @@ pub fn run(cmd: AssessCmd) -> Result<()> {
             let mut all = rows(&a.corpus, None)?;
             if let Some(r) = AssessmentModel::builtin().and_then(|m| m.late_reference.as_ref()) {
                 let mut reference = r.clone();
+                let mut fitted_on = all.clone();
                 if a.refit_odds {
-                    let mut fitted_on = all.clone();
                     without_sources(&mut fitted_on, Split::Train, &a.odds_without_source)?;
                     fit_move_odds(&fitted_on, &mut reference);
                     experts::print_move_odds(&reference);
                 }
-                with_late_reference(&mut all, &reference);
+                if a.oof_odds {
+                    with_late_reference_out_of_fold(&mut all, &fitted_on, &reference);
+                } else {
+                    with_late_reference(&mut all, &reference);
+                }
             }
             let text = rows_csv(&all);
             if a.out.as_os_str() == "-" {
@@ -970,6 +980,46 @@ fn without_sources(rows: &mut Vec<Row>, split: Split, sources: &[String]) -> Res
 /// Every row's later half against its rating ([`LateReference`]).
 fn with_late_reference(rows: &mut [Row], reference: &LateReference) {
     for r in rows {
+        r.signals = r.signals.with_late_z(reference);
+        r.own_tag = r.own_tag.as_ref().map(|s| s.with_late_z(reference));
+    }
+}
+
+/// Every row's later half against its rating, as [`with_late_reference`], but each train
+/// row of `fitted_on` (the rows `reference`'s move odds were fitted on) read by tables
+/// fitted ([`fit_move_odds`]) without the train rows of its fold ([`stable_game_folds`]:
+/// 5 folds, games linked by a player in one), so that no train side is read by a table
+/// that counted its own moves.
+fn with_late_reference_out_of_fold(rows: &mut [Row], fitted_on: &[Row], reference: &LateReference) {
+    const K: usize = 5;
+    let fold: BTreeMap<String, usize> = {
+        let train: Vec<&Row> = fitted_on
+            .iter()
+            .filter(|r| r.split == Split::Train)
+            .collect();
+        stable_game_folds(&train, K, 2026)
+            .into_iter()
+            .map(|(g, f)| (g.to_owned(), f))
+            .collect()
+    };
+    let fold_of = |r: &Row| {
+        (r.split == Split::Train)
+            .then(|| fold.get(&r.game).copied())
+            .flatten()
+    };
+    let mut by_fold = Vec::with_capacity(K);
+    for k in 0..K {
+        let others: Vec<Row> = fitted_on
+            .iter()
+            .filter(|r| fold_of(r) != Some(k))
+            .cloned()
+            .collect();
+        let mut own = reference.clone();
+        fit_move_odds(&others, &mut own);
+        by_fold.push(own);
+    }
+    for r in rows {
+        let reference = fold_of(r).map_or(reference, |k| &by_fold[k]);
         r.signals = r.signals.with_late_z(reference);
         r.own_tag = r.own_tag.as_ref().map(|s| s.with_late_z(reference));
     }

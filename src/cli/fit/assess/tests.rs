@@ -1831,6 +1831,37 @@ fn the_switch_odds_are_fitted_on_every_clean_move_against_the_switched_moves_fro
     fit_move_odds(&fewer, &mut other);
     let refit = other.switch_odds.as_ref().expect("switchOdds");
     assert_eq!((refit.moves, refit.engine_moves), (2000, 1080));
+    // `assess rows --oof-odds`: a clean train side whose moves no other side makes reads
+    // them as ordinary by the table that counted them, as nothing a clean human plays by
+    // the tables of the other folds; the same moves in a test side are read by the whole
+    // train split's table.
+    let rare = LateOdds::cell(10.0, Some(3), false, 0) as u8;
+    let mut with_rare = rows.clone();
+    with_rare.push(row(900, Kind::Human, Split::Train, vec![rare; 20], None));
+    with_rare.push(row(901, Kind::Human, Split::Test, vec![rare; 20], None));
+    // (enough switched train sides that each fold's table has its 1,000 engine moves)
+    with_rare.extend((1000..1050).map(|i| switched(i, Split::Train)));
+    let whole = fit_late_reference(&with_rare).expect("a reference");
+    let mut in_sample = with_rare.clone();
+    with_late_reference(&mut in_sample, &whole);
+    let mut out_of_fold = with_rare.clone();
+    with_late_reference_out_of_fold(&mut out_of_fold, &with_rare, &whole);
+    let read = |rows: &[Row], game: &str| {
+        let r = rows.iter().find(|r| r.game == game).unwrap();
+        r.signals.get("switchOdds").expect("switchOdds")
+    };
+    assert!(
+        read(&out_of_fold, "g900") > read(&in_sample, "g900") + 1.0,
+        "{} {}",
+        read(&out_of_fold, "g900"),
+        read(&in_sample, "g900")
+    );
+    assert_eq!(read(&out_of_fold, "g901"), read(&in_sample, "g901"));
+    assert_eq!(read(&in_sample, "g900"), read(&in_sample, "g901"));
+    // A train side whose moves others make too reads about the same either way (the
+    // smoothing weighs a little more in the smaller tables of the folds).
+    let (oof, ins) = (read(&out_of_fold, "g150"), read(&in_sample, "g150"));
+    assert!((oof - ins).abs() < 0.1, "{oof} {ins}");
     assert_eq!(refit.human, odds.human);
 }
 
