@@ -25,6 +25,8 @@ nothing).
         # session 77's: the move-odds tables fitted with the switches of other makes
     python3 scripts/experts-replica.py rows1.csv rows3.csv --oof-odds [--test]
         # session 77's second: the train rows' move odds read out of fold
+    python3 scripts/experts-replica.py rows.csv --bound
+        # session 77's third: what any combination adds to switchOdds on switched sides
 
 Studies of session 42 (`models/README.md`): `zGameLoss`, the whole game's win-% loss
 (decided positions included, from `lateLoss` and `lateGain`) against a line of the
@@ -404,6 +406,66 @@ def oof_odds(paths, split):
     read_on(d, split, variants)
 
 
+# Every signal a rated game side has (`assess rows`' columns after `clocks`).
+ALL_SIGNALS = ["classifier", "positiveRate", "acpl", "accuracy", "matchRate", "competence",
+               "stretch", "lateLoss", "lateMatch", "zMm", "zEv", "zAsd", "zLateLoss",
+               "zLateMatch", "timeCv", "windowCv", "fastShare", "difficultyCorrelation",
+               "topLines", "zTopLines", "lateGain", "seenLines", "zSeenLines",
+               "zPositionLoss", "lateOdds", "switchOdds"]
+
+
+def bound(d):
+    """Session 77's third: how much any combination of the signals adds to `switchOdds`
+    alone on the switches to Stockfish against clean sides (rated), fitted on the train
+    split's switches to Stockfish and clean sides, read on validation and test with a
+    paired bootstrap (1,000 resamples of the sides) of the difference. Descriptive:
+    nothing is chosen on it."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    src = d.game.str.split("/").str[0]
+    stockfish = (d.kind == "switched") & ~src.isin(OTHER_MAKES_SWITCHED) & \
+        ~src.isin(["switched-twic-ethereal", "switched-twic-ethereal-val"])
+    human = d.kind == "human"
+    tr = (d.split == "train") & (stockfish | human)
+    y = stockfish[tr].astype(int)
+    fits = {
+        "logistic, the switched expert's signals": (model(), RATED["switched"]),
+        "logistic, every signal": (model(), ALL_SIGNALS),
+        "boosted trees, every signal": (HistGradientBoostingClassifier(random_state=2026),
+                                        ALL_SIGNALS),
+        "boosted trees, the switched expert's signals":
+            (HistGradientBoostingClassifier(random_state=2026), RATED["switched"]),
+    }
+    scores = {}
+    for name, (m, feats) in fits.items():
+        m.fit(d.loc[tr, feats].astype(float), y)
+        scores[name] = pd.Series(m.predict_proba(d[feats].astype(float))[:, 1], index=d.index)
+    rng = np.random.default_rng(2026)
+    for split in ["validation", "test"]:
+        t = d.split == split
+        for what, p in [("all", t & stockfish), ("with clocks", t & stockfish & (d.clocks.astype(str).str.lower() == "true"))]:
+            c = t & human
+            if what == "with clocks":
+                c = c & (d.clocks.astype(str).str.lower() == "true")
+            pos, neg = np.flatnonzero(p), np.flatnonzero(c)
+            odds = d.switchOdds.fillna(-9).to_numpy()
+            base = roc_auc_score(np.r_[np.ones(len(pos)), np.zeros(len(neg))],
+                                 np.r_[odds[pos], odds[neg]])
+            print(f"{split}, switched to Stockfish {what} ({len(pos)} / {len(neg)}): "
+                  f"switchOdds alone {base:.3f}")
+            for name, sc in scores.items():
+                sc = sc.to_numpy()
+                a = roc_auc_score(np.r_[np.ones(len(pos)), np.zeros(len(neg))],
+                                  np.r_[sc[pos], sc[neg]])
+                diffs = []
+                for _ in range(1000):
+                    bp, bn = rng.choice(pos, len(pos)), rng.choice(neg, len(neg))
+                    yy = np.r_[np.ones(len(bp)), np.zeros(len(bn))]
+                    diffs.append(roc_auc_score(yy, np.r_[sc[bp], sc[bn]])
+                                 - roc_auc_score(yy, np.r_[odds[bp], odds[bn]]))
+                lo, hi = np.percentile(diffs, [2.5, 97.5])
+                print(f"  {name}: {a:.3f}, {a - base:+.3f} ({lo:+.3f} to {hi:+.3f})")
+
+
 def main():
     flags = [a for a in sys.argv[1:] if a.startswith("--")]
     paths = [a for a in sys.argv[1:] if not a.startswith("--")]
@@ -418,6 +480,8 @@ def main():
         d = d[d.game.str.split("/").str[0] != SEEN_MAKE]
     rated = d[d.rating.notna()].reset_index(drop=True)
     split = "test" if "--test" in flags else "validation"
+    if "--bound" in flags:
+        return bound(rated)
     if "--seen-make" in flags:
         return seen_make(rated, split)
     if "--strength" in flags:
