@@ -1962,6 +1962,17 @@ fn chess960_and_fen_start_games_go_through_debian_stockfish() {
     assert_fen_start_report(&fen, "Debian stockfish");
 }
 
+/// A line of `assess rows`' CSV as its fields, a quoted player's name with its commas as
+/// one.
+fn csv_fields(line: &str) -> Vec<&str> {
+    let mut quoted = false;
+    line.split(|c| {
+        quoted ^= c == '"';
+        c == ',' && !quoted
+    })
+    .collect()
+}
+
 #[test]
 fn assess_rows_fits_the_move_odds_again_only_when_asked() {
     let d14 = "corpus/depth/d14";
@@ -1978,16 +1989,7 @@ fn assess_rows_fits_the_move_odds_again_only_when_asked() {
         let values: Vec<String> = csv
             .lines()
             .skip(1)
-            .map(|l| {
-                let mut quoted = false;
-                l.split(|c| {
-                    quoted ^= c == '"';
-                    c == ',' && !quoted
-                })
-                .nth(col)
-                .unwrap()
-                .to_owned()
-            })
+            .map(|l| csv_fields(l)[col].to_owned())
             .collect();
         (values, stderr(&out))
     };
@@ -2136,15 +2138,7 @@ fn thresholds_are_set_again_from_the_clean_sides_a_model_never_saw() {
     let train_rated = csv
         .lines()
         .skip(1)
-        .map(|l| {
-            // Fields, a quoted player's name with its commas as one.
-            let mut quoted = false;
-            l.split(|c| {
-                quoted ^= c == '"';
-                c == ',' && !quoted
-            })
-            .collect::<Vec<_>>()
-        })
+        .map(csv_fields)
         .filter(|f| f[2] == "human" && f[3] == "train" && !f[5].is_empty())
         .count();
     assert!(train_rated >= 30, "{csv}");
