@@ -440,16 +440,16 @@ pub fn run(cmd: AssessCmd) -> Result<()> {
             let mut all = rows(&a.corpus, None)?;
             if let Some(r) = AssessmentModel::builtin().and_then(|m| m.late_reference.as_ref()) {
                 let mut reference = r.clone();
-                let mut fitted_on = all.clone();
-                if a.refit_odds {
-                    without_sources(&mut fitted_on, Split::Train, &a.odds_without_source)?;
-                    fit_move_odds(&fitted_on, &mut reference);
+                // The rows the move odds are fitted on (a study's only: cloned then).
+                let mut fitted_on = (a.refit_odds || a.oof_odds).then(|| all.clone());
+                if let Some(f) = fitted_on.as_mut().filter(|_| a.refit_odds) {
+                    without_sources(f, Split::Train, &a.odds_without_source)?;
+                    fit_move_odds(f, &mut reference);
                     experts::print_move_odds(&reference);
                 }
-                if a.oof_odds {
-                    with_late_reference_out_of_fold(&mut all, &fitted_on, &reference);
-                } else {
-                    with_late_reference(&mut all, &reference);
+                match fitted_on.filter(|_| a.oof_odds) {
+                    Some(f) => with_late_reference_out_of_fold(&mut all, &f, &reference),
+                    None => with_late_reference(&mut all, &reference),
                 }
             }
             let text = rows_csv(&all);

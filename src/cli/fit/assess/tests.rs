@@ -1831,6 +1831,7 @@ fn the_switch_odds_are_fitted_on_every_clean_move_against_the_switched_moves_fro
     fit_move_odds(&fewer, &mut other);
     let refit = other.switch_odds.as_ref().expect("switchOdds");
     assert_eq!((refit.moves, refit.engine_moves), (2000, 1080));
+    assert_eq!(refit.human, odds.human);
     // `assess rows --oof-odds`: a clean train side whose moves no other side makes reads
     // them as ordinary by the table that counted them, as nothing a clean human plays by
     // the tables of the other folds; the same moves in a test side are read by the whole
