@@ -393,9 +393,7 @@ def oof_odds(paths, split):
         odds = rows.switchOdds.fillna(-9)
         for what, p in [("Stockfish", t & switched & ~eth),
                         ("Stockfish, clocks", t & switched & ~eth & clocked)]:
-            m = clean | p
-            if what.endswith("clocks"):
-                m = (clean & clocked) | p
+            m = (clean & clocked if what.endswith("clocks") else clean) | p
             y = p[m].astype(int)
             a = roc_auc_score(y, largest[m])
             b = roc_auc_score(y, sw[m])
@@ -440,13 +438,11 @@ def bound(d):
         m.fit(d.loc[tr, feats].astype(float), y)
         scores[name] = pd.Series(m.predict_proba(d[feats].astype(float))[:, 1], index=d.index)
     rng = np.random.default_rng(2026)
+    clocked = d.clocks.astype(str).str.lower() == "true"
     for split in ["validation", "test"]:
         t = d.split == split
-        for what, p in [("all", t & stockfish), ("with clocks", t & stockfish & (d.clocks.astype(str).str.lower() == "true"))]:
-            c = t & human
-            if what == "with clocks":
-                c = c & (d.clocks.astype(str).str.lower() == "true")
-            pos, neg = np.flatnonzero(p), np.flatnonzero(c)
+        for what, among in [("all", t), ("with clocks", t & clocked)]:
+            pos, neg = np.flatnonzero(among & stockfish), np.flatnonzero(among & human)
             odds = d.switchOdds.fillna(-9).to_numpy()
             base = roc_auc_score(np.r_[np.ones(len(pos)), np.zeros(len(neg))],
                                  np.r_[odds[pos], odds[neg]])
